@@ -1,0 +1,58 @@
+/* canopy_omp.h: BindMe's one call -- bind the threads of the calling OpenMP
+ * team with a policy and a granularity.
+ *
+ *   #pragma omp parallel
+ *   {
+ *     canopy_status_t s = canopy_omp_bind_team("treematch", CANOPY_MAP_GRANULARITY_CORE, matrix);
+ *     ... compute: thread i now runs where the placement puts task i ...
+ *   }
+ *
+ * Header-only on purpose: libcanopy does not link an OpenMP runtime, so the
+ * few OpenMP calls live here, compiled into the caller with the caller's
+ * runtime (libgomp, LLVM libomp, ...), and the work is done by plain C API
+ * calls (canopy_team_*).
+ *
+ * Every thread of the team must call it (it contains worksharing and
+ * barrier constructs, like a `#pragma omp barrier`). One thread plans the
+ * placement for omp_get_num_threads() tasks, the plan is broadcast with
+ * `single copyprivate`, each thread binds itself to its PU (or core), and a
+ * barrier makes sure no thread still uses the plan when it is freed. Every
+ * thread returns the same planning status (and has the same message in
+ * canopy_last_error()), or its own binding status.
+ *
+ * Compiles as C99 or C++ with OpenMP enabled (-fopenmp). */
+#ifndef CANOPY_OMP_H
+#define CANOPY_OMP_H
+
+#ifndef _OPENMP
+#error "canopy_omp.h needs OpenMP: compile with -fopenmp (or your compiler's OpenMP flag)"
+#endif
+
+#include <omp.h>
+
+#include "canopy.h"
+
+/* Bind the calling thread, thread omp_get_thread_num() of the innermost
+ * enclosing team, where `policy` (NULL = default) places task
+ * omp_get_thread_num() of `matrix` (NULL = threads that do not communicate;
+ * otherwise its size must be omp_get_num_threads()), with CANOPY_MAP_*
+ * `flags` (e.g. CANOPY_MAP_GRANULARITY_CORE). Outside a parallel region it
+ * binds the calling thread as a team of one. */
+static inline canopy_status_t canopy_omp_bind_team(const char* policy, unsigned flags,
+                                                   const canopy_matrix_t* matrix) {
+  canopy_team_t* team = NULL;
+  canopy_status_t planned = CANOPY_OK;
+  canopy_status_t status;
+  /* One thread plans; copyprivate hands its `team` and `planned` to the
+   * others (with the barrier that ends the single construct). */
+#pragma omp single copyprivate(team, planned)
+  planned = canopy_team_create(&team, omp_get_num_threads(), policy, flags, matrix);
+  /* Without a team (out of memory) only the planner has a message. */
+  status = team ? canopy_team_bind(team, omp_get_thread_num()) : planned;
+#pragma omp barrier
+#pragma omp single nowait
+  canopy_team_destroy(team);
+  return status;
+}
+
+#endif /* CANOPY_OMP_H */
