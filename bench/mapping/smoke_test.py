@@ -38,6 +38,7 @@ def main():
     ap.add_argument("--source", required=True)
     ap.add_argument("--work", required=True)
     a = ap.parse_args()
+    a.bench, a.source, a.work = (os.path.abspath(x) for x in (a.bench, a.source, a.work))
     os.makedirs(a.work, exist_ok=True)
     data = os.path.join(a.source, "data", "matrices")
     here = os.path.join(a.source, "bench", "mapping")
@@ -110,8 +111,10 @@ def main():
                "--repeat", "1", "--filter", "a2a16", "--markdown", "--json", jpath])
     check(out.returncode == 0, f"run.py exit status {out.returncode}: {out.stderr}")
     check("| case | regime |" in out.stdout and "Summary per regime" in out.stdout, "run.py tables missing")
-    with open(jpath) as f:
-        res = json.load(f)["records"]
+    res = []
+    if os.path.exists(jpath):
+        with open(jpath) as f:
+            res = json.load(f)["records"]
     status = {(r["case"], r["policy"]): r["status"] for r in res}
     for c in ("a2a16-full", "a2a16-over2", "a2a16-unbalanced"):
         check(status.get((c, "sleep")) == "timeout", f"run.py: {c} sleep -> {status.get((c, 'sleep'))}")
