@@ -1,0 +1,96 @@
+// The task header every spawned task starts with, and the per-worker pool
+// tasks are allocated from (never the global heap on the hot path).
+//
+// A task is one block: this header, then the callable. The pool hands out
+// blocks of two sizes from 64 KiB slabs aligned to 64 KiB, so that the slab
+// header (which pool owns the block) is found by masking the address. The
+// owner allocates and frees with plain loads and stores; a block freed by
+// another worker (a stolen task) goes back to its owner through a lock-free
+// stack the owner takes whole when its own list runs dry (the scheme of
+// oneTBB's small-object pool and mimalloc's thread-free lists).
+#pragma once
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <new>
+
+namespace canopy::detail {
+
+struct Worker;
+struct Group;
+
+struct Task {
+  // Runs the task on worker `w`, destroys the callable and gives the block
+  // back. Returns the group the caller must count the task for (a task its
+  // group's owner spawned), or nullptr when there is nothing to count: a
+  // foreign task counted itself, or a proxy whose other copy was claimed.
+  Group* (*run)(Task* self, Worker* w);
+  Group* group;  // the group that waits for it
+};
+
+inline constexpr std::size_t kSlabBytes = 64 * 1024;
+inline constexpr std::size_t kBlockBytes[2] = {64, 256};
+// Size class of a task type: 0, 1, or -1 for the global heap (a callable of
+// more than 240 bytes, or one that needs more than 64-byte alignment).
+template <class T>
+inline constexpr int kSizeClass = (alignof(T) > 64) ? -1
+                                  : sizeof(T) <= kBlockBytes[0] ? 0
+                                  : sizeof(T) <= kBlockBytes[1] ? 1
+                                                                : -1;
+
+struct FreeBlock {
+  FreeBlock* next;
+};
+
+class TaskPool;
+
+// First 64 bytes of every slab.
+struct alignas(64) SlabHeader {
+  TaskPool* owner;
+  SlabHeader* next_slab;  // the owner's list of slabs, freed with the pool
+  int size_class;
+};
+
+class TaskPool {
+ public:
+  TaskPool() = default;
+  ~TaskPool();
+  TaskPool(const TaskPool&) = delete;
+  TaskPool& operator=(const TaskPool&) = delete;
+
+  // Owner thread only.
+  void* alloc(int cls) {
+    FreeBlock* b = free_[cls];
+    if (b) [[likely]] {
+      free_[cls] = b->next;
+      return b;
+    }
+    return refill(cls);
+  }
+  // Any thread: the block goes to the free list of the pool that owns it.
+  void free(void* p, int cls) {
+    SlabHeader* s = reinterpret_cast<SlabHeader*>(reinterpret_cast<std::uintptr_t>(p) & ~(kSlabBytes - 1));
+    if (s->owner == this) [[likely]] {
+      auto* b = static_cast<FreeBlock*>(p);
+      b->next = free_[cls];
+      free_[cls] = b;
+    } else {
+      s->owner->free_remote(p, cls);
+    }
+  }
+  // Blocks currently carved out of slabs (for tests: a leak shows as growth).
+  std::size_t slab_count() const { return slabs_; }
+
+ private:
+  void* refill(int cls);
+  void free_remote(void* p, int cls);
+
+  // Written by the owner only.
+  FreeBlock* free_[2] = {nullptr, nullptr};
+  SlabHeader* slab_list_ = nullptr;
+  std::size_t slabs_ = 0;
+  // Written by other workers (remote frees); on its own cache line.
+  alignas(64) std::atomic<FreeBlock*> remote_[2] = {nullptr, nullptr};
+};
+
+}  // namespace canopy::detail

@@ -1,0 +1,136 @@
+// A worker: one OS thread's scheduling state (its deque, its task pool, its
+// mailbox and sleep word), and the group record fork-join waits on. Only
+// what the inline fast paths of spawn/wait need lives here; the scheduler
+// (stealing, parking, victims) is in src/runtime/.
+//
+// Who writes what (each group of fields on its own cache lines):
+//  - the owner thread: the deque's bottom and slots, the pool's free lists,
+//    the statistics (relaxed atomics so that stats() may read them live);
+//  - thieves: the deque's top (CAS), the pool's remote-free lists;
+//  - other workers: the mailbox (affinity proxies) and the sleep fields
+//    (epoch, parked), which the notifier owns.
+// A worker slot is owned by one thread at a time: a worker thread for its
+// whole life, or an external thread that entered the runtime (the claim of
+// the slot is an acquire CAS and its release a release store, so one
+// holder's writes happen before the next holder's reads).
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <exception>
+
+#include "canopy/detail/deque.hpp"
+#include "canopy/detail/task.hpp"
+
+namespace canopy::detail {
+
+struct RuntimeCore;  // src/runtime/runtime_core.hpp
+struct ProxyHeader;  // canopy/detail/spawn.hpp
+
+// Steal statistics by distance class of the victim.
+enum StealClass { kStealSameCore = 0, kStealSameNuma = 1, kStealRemote = 2 };
+
+struct alignas(64) Worker {
+  Deque deque;
+  TaskPool pool;
+
+  // ---- written once at construction ----
+  RuntimeCore* rt = nullptr;
+  int index = 0;
+
+  // ---- owner thread only ----
+  std::uint64_t rng = 0;
+  ProxyHeader* mail_pending = nullptr;  // taken from the mailbox, not yet run
+  // Plain, not atomic: one `add` per task. Read by Runtime::stats(), which
+  // is exact when no task runs (each task's increment happens before the
+  // completion its waiter observes).
+  std::uint64_t tasks_run = 0;
+  std::atomic<std::uint64_t> steals[3] = {0, 0, 0};
+  std::atomic<std::uint64_t> failed_steal_rounds{0};
+  std::atomic<std::uint64_t> parked_ns{0};
+  std::atomic<std::uint64_t> parks{0};
+
+  // ---- written by the notifier, rarely; read by the owner after each push ----
+  // Non-zero while some worker of the runtime is registered to sleep (or
+  // when pushes must fence): the pusher then calls notify_after_push. A copy
+  // per worker, so that the check is one load of a line nobody else writes
+  // on the fast path.
+  alignas(64) std::atomic<std::uint32_t> sleepers{0};
+
+  // ---- written by other workers ----
+  // Affinity proxies mailed to this worker (a lock-free stack).
+  alignas(64) std::atomic<Task*> mailbox{nullptr};
+  // Sleep: the futex word a parked worker waits on (bumped to wake it), and
+  // 1 while registered with the notifier. `wait_pos` is guarded by the
+  // notifier's mutex.
+  alignas(64) std::atomic<std::uint32_t> epoch{0};
+  std::atomic<std::uint32_t> parked{0};
+  int wait_pos = -1;
+  // External slots: 1 while a thread holds this slot.
+  alignas(64) std::atomic<std::uint32_t> held{0};
+};
+
+// The worker the calling thread is, or nullptr outside every runtime.
+extern constinit thread_local Worker* tls_worker;
+
+// What a task group waits on. Lives in the TaskGroup (on the stack of the
+// thread that waits). The owner is the worker that created the group; the
+// tasks it spawns go to its deque, above `base`.
+//
+// Counting without atomics on the fast path: `pending` (owner only) is
+// incremented when the owner spawns and decremented when the owner itself
+// runs one of its group's tasks; `remote` (atomic) is incremented when any
+// other worker finishes a task the owner spawned (a stolen one), and, for a
+// spawn by another thread (a task of the group spawning siblings, "foreign"),
+// decremented at the spawn and incremented when that task ends, whoever
+// runs it. The group is complete when pending == remote. A thief reads
+// `owner` before its increment, because once the increment is visible the
+// group may be gone.
+struct ErrorBox {
+  std::exception_ptr error;
+};
+
+struct Group {
+  Worker* owner = nullptr;
+  std::int64_t base = 0;
+  std::int64_t pending = 0;
+  std::atomic<std::int64_t> remote{0};
+  // The first exception a task threw (set once, by CAS); non-null also
+  // means "cancelled": tasks of the group that have not started are skipped.
+  std::atomic<ErrorBox*> error{nullptr};
+
+  bool complete() const { return pending == remote.load(std::memory_order_acquire); }
+};
+
+// ---- out of line (src/runtime) ----
+void complete_remote(Group* g);                 // a task of g ended on a worker other than its owner
+void notify_after_push(Worker* w);              // some worker may be asleep: maybe wake one
+void wait_slow(Worker* w, Group* g);            // help and park until g is complete
+void record_exception(Group* g) noexcept;       // inside a catch: keep the first exception of g
+[[noreturn]] void rethrow_group_error(Group* g);  // hand g's exception to the waiter and reset it
+void drop_group_error(Group* g) noexcept;       // forget it (a group destroyed without wait())
+void post_to_mailbox(Worker* target, Task* t);  // affinity proxies
+
+inline void push_task(Worker* w, Task* t) {
+  w->deque.push(t);
+  if (w->sleepers.load(std::memory_order_relaxed) != 0) [[unlikely]] notify_after_push(w);
+}
+// push_task() when the caller already read w->deque.bottom() (b).
+inline void push_task_at(Worker* w, std::int64_t b, Task* t) {
+  w->deque.push_at(b, t);
+  if (w->sleepers.load(std::memory_order_relaxed) != 0) [[unlikely]] notify_after_push(w);
+}
+
+// Counts a task its group's owner spawned, which just ended on worker w.
+inline void count_done(Group* g, Worker* w) {
+  if (g->owner == w) [[likely]]
+    --g->pending;
+  else
+    complete_remote(g);
+}
+
+// Runs a task taken from a deque or a mailbox, and counts it.
+inline void execute(Worker* w, Task* t) {
+  if (Group* g = t->run(t, w)) count_done(g, w);
+}
+
+}  // namespace canopy::detail

@@ -1,0 +1,325 @@
+// canopy's task runtime: workers bound to the machine's topology, fork-join
+// task groups, and parallel loops, on a work-stealing scheduler that steals
+// close before it steals far (docs/runtime.md).
+//
+//   canopy::Runtime rt;                       // CANOPY_NUM_THREADS, CANOPY_BIND, ...
+//   long fib(int n) {
+//     if (n < 2) return n;
+//     long a, b;
+//     canopy::TaskGroup g;
+//     g.spawn([&] { a = fib(n - 1); });
+//     b = fib(n - 2);
+//     g.wait();                               // helps; rethrows a task's exception
+//     return a + b;
+//   }
+//   long r = rt.run([] { return fib(30); });
+//   canopy::parallel_for(0, n, [&](std::int64_t i) { y[i] += a * x[i]; });
+//
+// Threads: a runtime of N workers starts N-1 threads; worker 0 is the
+// thread that calls into the runtime (Runtime::run, a TaskGroup, a loop),
+// as in OpenMP and oneTBB. A second outside thread calling in at the same
+// time takes one of a few extra slots (unbound). Everything works from any
+// thread; from a worker (inside a task or Runtime::run) it is fastest.
+#pragma once
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "canopy/detail/spawn.hpp"
+#include "canopy/detail/worker.hpp"
+
+namespace canopy {
+
+class Topology;
+
+// How each worker thread is bound: to all PUs of its core, to its one PU,
+// or not at all (CANOPY_BIND=core|pu|none).
+enum class BindMode { Core, PU, None };
+
+struct RuntimeOptions {
+  int num_threads = 0;            // 0: one worker per core of the PUs this process may use
+  BindMode bind = BindMode::Core;
+  std::string policy;             // placement policy for the workers; "" = compact (core order)
+  bool display_affinity = false;  // print one line per worker at start
+  bool stats = false;             // print per-worker statistics when the runtime ends
+
+  // Defaults overridden by CANOPY_NUM_THREADS, CANOPY_BIND, CANOPY_POLICY,
+  // CANOPY_DISPLAY_AFFINITY and CANOPY_STATS. A bad value throws
+  // canopy::Error naming the variable, its value and what is expected.
+  static RuntimeOptions from_env();
+};
+
+BindMode parse_bind_mode(const std::string& s);  // "core", "pu", "none"
+std::string to_string(BindMode m);
+
+// Where a worker runs.
+struct WorkerPlacement {
+  int worker = 0;
+  int pu = -1;            // logical PU (its place in the placement)
+  int pu_os = -1;         // OS index of that PU
+  int core = -1;          // logical core
+  int numa = -1;          // logical NUMA node
+  std::vector<int> cpus;  // OS CPUs it is bound to (empty: not bound)
+};
+
+struct WorkerStats {
+  std::uint64_t tasks_run = 0;
+  std::uint64_t steals_same_core = 0;
+  std::uint64_t steals_same_numa = 0;  // same NUMA node or same L3, other core
+  std::uint64_t steals_remote = 0;
+  std::uint64_t failed_steal_rounds = 0;
+  std::uint64_t parks = 0;
+  double parked_seconds = 0;
+};
+
+class Runtime {
+ public:
+  Runtime();  // RuntimeOptions::from_env()
+  explicit Runtime(const RuntimeOptions& options);
+  ~Runtime();  // waits for nothing: every task group must have been waited for
+  Runtime(const Runtime&) = delete;
+  Runtime& operator=(const Runtime&) = delete;
+
+  int num_workers() const;
+  const RuntimeOptions& options() const;
+  const std::vector<WorkerPlacement>& placement() const;
+  std::vector<WorkerStats> stats() const;
+  // The CANOPY_STATS table.
+  void print_stats(std::ostream& out) const;
+
+  // Runs f() on the calling thread as a worker of this runtime and returns
+  // its result; tasks it spawns are shared with the other workers.
+  template <class F>
+  decltype(auto) run(F&& f);
+
+  // Index of the calling thread among the workers of the runtime it is in
+  // (0 .. num_workers()-1, or an extra slot's index), -1 outside.
+  static int this_worker_index();
+
+  detail::RuntimeCore* core() const { return core_; }
+
+ private:
+  detail::RuntimeCore* core_;
+};
+
+// The runtime used by a TaskGroup or a loop called outside any runtime,
+// created on first use from the environment.
+Runtime& default_runtime();
+
+namespace detail {
+// Enters `rt` from a thread that is not one of its workers: claims a slot
+// (worker 0's, else an extra one) and makes the thread that worker until
+// leave_runtime. Returns the slot; `prev` receives the thread's previous
+// worker (of another runtime, or nullptr).
+Worker* enter_runtime(RuntimeCore* rt, Worker** prev);
+void leave_runtime(Worker* slot, Worker* prev) noexcept;
+RuntimeCore* default_core();
+
+class RuntimeScope {
+ public:
+  explicit RuntimeScope(RuntimeCore* rt) {
+    Worker* w = tls_worker;
+    if (w && w->rt == rt) [[likely]] {
+      worker_ = w;
+    } else {
+      worker_ = enter_runtime(rt, &prev_);
+      entered_ = true;
+    }
+  }
+  ~RuntimeScope() {
+    if (entered_) leave_runtime(worker_, prev_);
+  }
+  RuntimeScope(const RuntimeScope&) = delete;
+  RuntimeScope& operator=(const RuntimeScope&) = delete;
+  Worker* worker() const { return worker_; }
+
+ private:
+  Worker* worker_ = nullptr;
+  Worker* prev_ = nullptr;
+  bool entered_ = false;
+};
+
+[[noreturn]] void throw_wrong_thread(const char* what);
+}  // namespace detail
+
+template <class F>
+decltype(auto) Runtime::run(F&& f) {
+  detail::RuntimeScope scope(core_);
+  return std::forward<F>(f)();
+}
+
+// A group of tasks to wait for. spawn() queues a task on the calling
+// worker's deque (others may steal it); wait() runs the group's tasks that
+// nobody stole, then helps with other work until the stolen ones are done,
+// and rethrows the first exception a task threw (every task of the group
+// still runs). The group can be used again after wait(). The destructor
+// waits too (but drops an exception: call wait()).
+//
+// spawn() may be called by the thread that created the group and by tasks
+// of the group's runtime (e.g. a task spawning its siblings); wait() only
+// by the thread that created the group. The first task spawned after each
+// wait() is stored inside the group (no allocation at all); the others in
+// blocks of the worker's pool.
+class TaskGroup {
+ public:
+  TaskGroup() {
+    detail::Worker* w = detail::tls_worker;
+    if (!w) [[unlikely]] w = enter(detail::default_core());
+    init(w);
+  }
+  explicit TaskGroup(Runtime& rt) {
+    detail::Worker* w = detail::tls_worker;
+    if (!w || w->rt != rt.core()) [[unlikely]] w = enter(rt.core());
+    init(w);
+  }
+  ~TaskGroup() {
+    if (!g_.complete()) [[unlikely]] wait_noexcept();
+    if (g_.error.load(std::memory_order_relaxed) != nullptr) [[unlikely]] detail::drop_group_error(&g_);
+    if (entered_) [[unlikely]] detail::leave_runtime(g_.owner, prev_);
+  }
+  TaskGroup(const TaskGroup&) = delete;
+  TaskGroup& operator=(const TaskGroup&) = delete;
+
+  template <class F>
+  void spawn(F&& f) {
+    using Fn = std::decay_t<F>;
+    static_assert(std::is_invocable_v<Fn&>, "TaskGroup::spawn needs a callable with no arguments");
+    detail::Worker* w = detail::tls_worker;
+    if (w == g_.owner) [[likely]] {
+      detail::Task* t;
+      if constexpr (sizeof(detail::FnTask<Fn>) <= kSlotBytes && alignof(detail::FnTask<Fn>) <= 16) {
+        if (!slot_used_) {
+          slot_used_ = true;
+          t = detail::new_inline_task(slot_, &g_, std::forward<F>(f));
+        } else {
+          t = detail::new_task<false>(w, &g_, std::forward<F>(f));
+        }
+      } else {
+        t = detail::new_task<false>(w, &g_, std::forward<F>(f));
+      }
+      ++g_.pending;
+      detail::push_task(w, t);
+    } else {
+      spawn_foreign(w, std::forward<F>(f));
+    }
+  }
+
+  void wait() {
+    detail::Worker* w = g_.owner;
+    if (detail::tls_worker != w) [[unlikely]] detail::throw_wrong_thread("TaskGroup::wait");
+    drain(w);
+    if (g_.error.load(std::memory_order_relaxed) != nullptr) [[unlikely]] detail::rethrow_group_error(&g_);
+  }
+
+  // Spawns f with a hint that worker `target` should run it (it is mailed
+  // there and may still be stolen by anyone): what the affinity
+  // partitioner uses. A target outside the runtime is ignored.
+  template <class F>
+  void spawn_hinted(int target, F&& f);
+
+ private:
+  static constexpr std::size_t kSlotBytes = 64;
+
+  detail::Worker* enter(detail::RuntimeCore* rt) {
+    entered_ = true;
+    return detail::enter_runtime(rt, &prev_);
+  }
+  void init(detail::Worker* w) {
+    g_.owner = w;
+    g_.base = w->deque.bottom();
+  }
+  // Runs the group's tasks nobody stole (newest first), then waits for the
+  // stolen ones; leaves the group ready for the next spawn.
+  [[gnu::always_inline]] void drain(detail::Worker* w) {
+    while (w->deque.bottom() > g_.base) {
+      detail::Task* t = w->deque.pop();
+      if (!t) break;
+      detail::Group* g = t->run(t, w);
+      if (g == &g_) [[likely]]
+        --g_.pending;
+      else if (g)
+        detail::count_done(g, w);
+    }
+    if (!g_.complete()) [[unlikely]] detail::wait_slow(w, &g_);
+    slot_used_ = false;
+    if (g_.pending != 0) [[unlikely]] {
+      g_.pending = 0;
+      g_.remote.store(0, std::memory_order_relaxed);
+    }
+  }
+  void wait_noexcept() noexcept {
+    if (detail::tls_worker == g_.owner) drain(g_.owner);
+  }
+  template <class F>
+  void spawn_foreign(detail::Worker* w, F&& f) {
+    if (!w || w->rt != g_.owner->rt) detail::throw_wrong_thread("TaskGroup::spawn");
+    g_.remote.fetch_sub(1, std::memory_order_relaxed);
+    detail::push_task(w, detail::new_task<true>(w, &g_, std::forward<F>(f)));
+  }
+
+  detail::Group g_;
+  detail::Worker* prev_ = nullptr;
+  bool entered_ = false;
+  bool slot_used_ = false;
+  alignas(16) unsigned char slot_[kSlotBytes];
+};
+
+// Runs f1 and f2, possibly in parallel, and returns when both are done:
+// f1 is queued (stealable) in a task that lives in this call's frame, f2
+// runs at once; if nobody stole f1, it then runs here, called directly. The
+// cheapest fork-join there is (no allocation, no counter). An exception of
+// f1 or f2 propagates; if f2 throws and f1 was not stolen yet, f1 is not run.
+template <class F1, class F2>
+void invoke(F1&& f1, F2&& f2);
+
+// ---- parallel loops ----
+
+// [begin, end) cut into chunks of at least `grain` indices. grain 0 lets
+// the runtime choose: pieces are split further when they are stolen (load
+// balance at low overhead). A grain > 0 splits down to chunks of that size,
+// always the same way: parallel_reduce is then deterministic.
+struct Range {
+  std::int64_t begin = 0;
+  std::int64_t end = 0;
+  std::int64_t grain = 0;
+};
+
+// Records which worker ran each chunk of a loop, so that the next run of
+// the same loop (same range and grain) sends each chunk back to that worker
+// (oneTBB's affinity_partitioner): iterative codes keep their data in cache.
+class AffinityPartitioner {
+ public:
+  void reset() { last_.clear(); }
+  // Worker that ran chunk c last (-1: unknown); for tests and tools.
+  int last_worker(std::int64_t c) const { return c >= 0 && c < num_chunks() ? last_[c] : -1; }
+  std::int64_t num_chunks() const { return static_cast<std::int64_t>(last_.size()); }
+
+ private:
+  template <class F>
+  friend void parallel_for(Range r, F&& body, AffinityPartitioner& ap);
+  std::vector<std::int16_t> last_;
+  std::int64_t begin_ = 0, end_ = 0, grain_ = 0;
+  const void* runtime_ = nullptr;
+};
+
+// body(lo, hi) over chunks of the range.
+template <class F>
+void parallel_for(Range r, F&& body);
+// body(i) for each i in [begin, end).
+template <class F>
+void parallel_for(std::int64_t begin, std::int64_t end, F&& body);
+// body(lo, hi) with the chunks of the last run going back to their workers.
+template <class F>
+void parallel_for(Range r, F&& body, AffinityPartitioner& ap);
+// Combines f(lo, hi, identity) over chunks with reduce(a, b) (associative),
+// left to right.
+template <class T, class F, class R>
+T parallel_reduce(Range r, T identity, F&& f, R&& reduce);
+
+}  // namespace canopy
+
+#include "canopy/detail/invoke.hpp"
+#include "canopy/detail/loops.hpp"

@@ -1,0 +1,56 @@
+// The task pool's slow paths (see canopy/detail/task.hpp): refilling a free
+// list from the blocks other workers gave back, or from a new slab.
+#include <cstdlib>
+#include <new>
+
+#include "canopy/detail/task.hpp"
+
+namespace canopy::detail {
+
+TaskPool::~TaskPool() {
+  SlabHeader* s = slab_list_;
+  while (s) {
+    SlabHeader* next = s->next_slab;
+    std::free(s);
+    s = next;
+  }
+}
+
+void* TaskPool::refill(int cls) {
+  // Blocks freed by other workers first: take the whole stack (no ABA: the
+  // owner never pops single blocks from it).
+  FreeBlock* list = remote_[cls].exchange(nullptr, std::memory_order_acquire);
+  if (!list) {
+    void* mem = std::aligned_alloc(kSlabBytes, kSlabBytes);
+    if (!mem) throw std::bad_alloc();
+    auto* s = ::new (mem) SlabHeader;
+    s->owner = this;
+    s->next_slab = slab_list_;
+    s->size_class = cls;
+    slab_list_ = s;
+    ++slabs_;
+    const std::size_t block = kBlockBytes[cls];
+    // Blocks start at the first multiple of the block size past the header.
+    char* first = static_cast<char*>(mem) + (block > sizeof(SlabHeader) ? block : sizeof(SlabHeader));
+    char* end = static_cast<char*>(mem) + kSlabBytes;
+    FreeBlock* head = nullptr;
+    for (char* p = end - block; p >= first; p -= block) {
+      auto* b = reinterpret_cast<FreeBlock*>(p);
+      b->next = head;
+      head = b;
+    }
+    list = head;
+  }
+  free_[cls] = list->next;
+  return list;
+}
+
+void TaskPool::free_remote(void* p, int cls) {
+  auto* b = static_cast<FreeBlock*>(p);
+  FreeBlock* head = remote_[cls].load(std::memory_order_relaxed);
+  do {
+    b->next = head;
+  } while (!remote_[cls].compare_exchange_weak(head, b, std::memory_order_release, std::memory_order_relaxed));
+}
+
+}  // namespace canopy::detail

@@ -1,0 +1,318 @@
+// canopy::Runtime: building the workers (placement, victim lists), starting
+// and binding their threads, letting outside threads in (slot 0 or an extra
+// slot), and shutting down. The scheduling itself is in scheduler.cpp.
+#include <fmt/format.h>
+#include <pthread.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <latch>
+#include <memory>
+#include <ostream>
+#include <sstream>
+
+#include "canopy/binding.hpp"
+#include "canopy/error.hpp"
+#include "canopy/runtime.hpp"
+#include "canopy/topology.hpp"
+#include "runtime/runtime_core.hpp"
+
+namespace canopy {
+
+namespace detail {
+
+namespace {
+
+constexpr std::size_t kWorkerStackBytes = 16u << 20;  // deep fork-join recursion
+
+pid_t this_tid() {
+  static thread_local pid_t tid = static_cast<pid_t>(syscall(SYS_gettid));
+  return tid;
+}
+
+struct ThreadStart {
+  Worker* worker;
+  std::vector<int> cpus;
+  std::string error;
+  std::latch* ready;
+};
+
+void* thread_entry(void* arg) {
+  auto* s = static_cast<ThreadStart*>(arg);
+  Worker* w = s->worker;
+  char name[16];
+  std::snprintf(name, sizeof name, "canopy-w%d", w->index);
+  pthread_setname_np(pthread_self(), name);
+  bool ok = true;
+  if (!s->cpus.empty()) {
+    try {
+      bind_current_thread(s->cpus);
+    } catch (const std::exception& e) {
+      s->error = e.what();
+      ok = false;
+    }
+  }
+  s->ready->count_down();  // `s` may be gone after this
+  if (ok) worker_main(w);
+  return nullptr;
+}
+
+void stop_threads(RuntimeCore* rt) {
+  rt->stopping.store(true, std::memory_order_seq_cst);
+  rt->notifier.notify_all();
+  for (pthread_t t : rt->threads) pthread_join(t, nullptr);
+  rt->threads.clear();
+}
+
+void destroy_core(RuntimeCore* rt) {
+  // Mail nobody read: every group was waited for, so each proxy was claimed
+  // through its deque copy; dropping the mailbox copy frees it.
+  for (Worker* w : rt->slots) {
+    tls_worker = w;
+    while (ProxyHeader* p = w->mail_pending ? w->mail_pending
+                                            : static_cast<ProxyHeader*>(w->mailbox.exchange(nullptr))) {
+      w->mail_pending = p->mail_next;
+      p->run(p, w);
+    }
+  }
+  tls_worker = nullptr;
+  for (Worker* w : rt->slots) delete w;
+  delete rt;
+}
+
+void bind_slot0_thread(RuntimeCore* rt) {
+  const std::vector<int>& cpus = rt->placement[0].cpus;
+  if (cpus.empty() || rt->slot0_tid == this_tid()) return;
+  std::vector<int> saved = current_thread_binding();
+  bind_current_thread(cpus);
+  rt->slot0_saved_cpus = std::move(saved);
+  rt->slot0_tid = this_tid();
+}
+
+}  // namespace
+
+int num_workers(const RuntimeCore* rt) { return rt->num_workers; }
+
+Worker* mail_target(Worker* w, int index) {
+  RuntimeCore* rt = w->rt;
+  if (index < 0 || index >= rt->num_slots || index == w->index) return nullptr;
+  Worker* t = rt->slots[index];
+  // Slots taken by outside threads may be empty; mail there would wait.
+  if ((index == 0 || index >= rt->num_workers) && t->held.load(std::memory_order_relaxed) == 0) return nullptr;
+  return t;
+}
+
+Worker* enter_runtime(RuntimeCore* rt, Worker** prev) {
+  *prev = tls_worker;
+  for (;;) {
+    {
+      std::uint32_t expected = 0;
+      Worker* w = rt->slots[0];
+      if (w->held.compare_exchange_strong(expected, 1, std::memory_order_acquire)) {
+        try {
+          bind_slot0_thread(rt);
+        } catch (...) {
+          w->held.store(0, std::memory_order_release);
+          throw;
+        }
+        tls_worker = w;
+        return w;
+      }
+    }
+    for (int i = rt->num_workers; i < rt->num_slots; ++i) {
+      std::uint32_t expected = 0;
+      Worker* w = rt->slots[i];
+      if (w->held.load(std::memory_order_relaxed) == 0 &&
+          w->held.compare_exchange_strong(expected, 1, std::memory_order_acquire)) {
+        rt->extras_held.fetch_add(1, std::memory_order_relaxed);
+        tls_worker = w;
+        return w;
+      }
+    }
+    // Every slot is taken by another outside thread: wait for one.
+    std::unique_lock<std::mutex> lock(rt->slot_mutex);
+    rt->slot_cv.wait_for(lock, std::chrono::milliseconds(1));
+  }
+}
+
+void leave_runtime(Worker* slot, Worker* prev) noexcept {
+  RuntimeCore* rt = slot->rt;
+  tls_worker = prev;
+  if (slot->index >= rt->num_workers) rt->extras_held.fetch_sub(1, std::memory_order_relaxed);
+  slot->held.store(0, std::memory_order_release);
+  rt->slot_cv.notify_one();
+}
+
+RuntimeCore* default_core() { return default_runtime().core(); }
+
+void throw_wrong_thread(const char* what) {
+  throw Error(fmt::format("{}: called from a thread that may not use this task group (spawn: the thread that "
+                          "created it or a task of its runtime; wait: the thread that created it)",
+                          what),
+              ErrorKind::BadInput);
+}
+
+void throw_bad_grain(std::int64_t grain) {
+  throw Error(fmt::format("parallel loop grain {}: expected 0 (chosen by the runtime) or a positive size", grain));
+}
+
+}  // namespace detail
+
+Runtime::Runtime() : Runtime(RuntimeOptions::from_env()) {}
+
+Runtime::Runtime(const RuntimeOptions& options) : core_(nullptr) {
+  using namespace detail;
+  auto* rt = new RuntimeCore;
+  try {
+    rt->options = options;
+    const Topology& topo = process_topology();
+    rt->placement = place_workers(topo, options);
+    rt->num_workers = static_cast<int>(rt->placement.size());
+    rt->num_slots = rt->num_workers + kExtraSlots;
+    for (int i = 0; i < rt->num_slots; ++i) {
+      auto* w = new Worker;
+      w->rt = rt;
+      w->index = i;
+      w->rng = 0x9E3779B97F4A7C15ull * static_cast<std::uint64_t>(i + 1);
+      rt->slots.push_back(w);
+    }
+    std::vector<int> worker_pu;
+    for (const WorkerPlacement& p : rt->placement) worker_pu.push_back(p.pu);
+    rt->victims = build_victim_lists(topo, worker_pu);
+    // Extra slots steal from every worker, in index order.
+    for (int i = rt->num_workers; i < rt->num_slots; ++i) {
+      VictimList l;
+      for (int j = 0; j < rt->num_workers; ++j) l.workers.push_back(j);
+      l.group_end.push_back(rt->num_workers);
+      l.group_level.push_back(0);
+      l.group_class.push_back(kStealRemote);
+      rt->victims.push_back(std::move(l));
+    }
+    std::vector<std::vector<std::uint8_t>> dist(rt->num_slots, std::vector<std::uint8_t>(rt->num_slots, 255));
+    for (int i = 0; i < rt->num_workers; ++i)
+      for (int j = 0; j < rt->num_workers; ++j)
+        dist[i][j] = static_cast<std::uint8_t>(std::min(254, topo.distance(worker_pu[i], worker_pu[j])));
+    rt->notifier.set_workers(rt->slots, std::move(dist));
+
+    // Start workers 1..N-1; each binds itself, then reports.
+    const int n = rt->num_workers;
+    std::vector<ThreadStart> starts(n);
+    std::latch ready(n - 1);
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setstacksize(&attr, kWorkerStackBytes);
+    std::string error;
+    int started = 0;
+    for (int i = 1; i < n; ++i) {
+      starts[i] = ThreadStart{rt->slots[i], rt->placement[i].cpus, {}, &ready};
+      pthread_t t;
+      if (int e = pthread_create(&t, &attr, &thread_entry, &starts[i]); e != 0) {
+        error = fmt::format("cannot start worker thread {}: {}", i, std::strerror(e));
+        break;
+      }
+      rt->threads.push_back(t);
+      ++started;
+    }
+    pthread_attr_destroy(&attr);
+    for (int i = started + 1; i < n; ++i) ready.count_down();  // never started
+    ready.wait();
+    for (int i = 1; i < n && error.empty(); ++i)
+      if (!starts[i].error.empty())
+        error = fmt::format("binding worker {} to CPUs {}: {}", i, Topology::cpuset_list_string(starts[i].cpus),
+                            starts[i].error);
+    if (!error.empty()) {
+      stop_threads(rt);
+      throw Error(error, ErrorKind::System);
+    }
+  } catch (...) {
+    stop_threads(rt);
+    destroy_core(rt);
+    throw;
+  }
+  core_ = rt;
+  if (options.display_affinity) {
+    char host[256] = "?";
+    gethostname(host, sizeof host - 1);
+    for (const WorkerPlacement& p : rt->placement)
+      std::fprintf(stderr, "canopy: host %s worker %d pu L#%d (P#%d) core %d numa %d bound to %s%s\n", host,
+                   p.worker, p.pu, p.pu_os, p.core, p.numa,
+                   p.cpus.empty() ? "nothing" : Topology::cpuset_list_string(p.cpus).c_str(),
+                   p.worker == 0 ? " (the thread that calls in)" : "");
+  }
+}
+
+Runtime::~Runtime() {
+  using namespace detail;
+  RuntimeCore* rt = core_;
+  stop_threads(rt);
+  if (rt->options.stats) {
+    std::ostringstream s;
+    print_stats(s);
+    std::fputs(s.str().c_str(), stderr);
+  }
+  if (rt->slot0_tid == this_tid() && !rt->slot0_saved_cpus.empty()) {
+    try {
+      bind_current_thread(rt->slot0_saved_cpus);
+    } catch (...) {
+      // The thread's old CPUs are gone (cpuset changed): keep it where it is.
+    }
+  }
+  destroy_core(rt);
+}
+
+int Runtime::num_workers() const { return core_->num_workers; }
+const RuntimeOptions& Runtime::options() const { return core_->options; }
+const std::vector<WorkerPlacement>& Runtime::placement() const { return core_->placement; }
+
+std::vector<WorkerStats> Runtime::stats() const {
+  std::vector<WorkerStats> out;
+  auto get = [](const std::atomic<std::uint64_t>& a) { return a.load(std::memory_order_relaxed); };
+  for (int i = 0; i < core_->num_workers; ++i) {
+    const detail::Worker* w = core_->slots[i];
+    WorkerStats s;
+    s.tasks_run = w->tasks_run;
+    s.steals_same_core = get(w->steals[detail::kStealSameCore]);
+    s.steals_same_numa = get(w->steals[detail::kStealSameNuma]);
+    s.steals_remote = get(w->steals[detail::kStealRemote]);
+    s.failed_steal_rounds = get(w->failed_steal_rounds);
+    s.parks = get(w->parks);
+    s.parked_seconds = static_cast<double>(get(w->parked_ns)) * 1e-9;
+    out.push_back(s);
+  }
+  // Outside threads in extra slots count with worker 0 (the caller's slot).
+  for (int i = core_->num_workers; i < core_->num_slots; ++i) {
+    const detail::Worker* w = core_->slots[i];
+    WorkerStats& s = out[0];
+    s.tasks_run += w->tasks_run;
+    s.steals_remote += get(w->steals[detail::kStealRemote]);
+    s.failed_steal_rounds += get(w->failed_steal_rounds);
+    s.parks += get(w->parks);
+    s.parked_seconds += static_cast<double>(get(w->parked_ns)) * 1e-9;
+  }
+  return out;
+}
+
+void Runtime::print_stats(std::ostream& out) const {
+  const std::vector<WorkerStats> st = stats();
+  out << fmt::format("canopy stats: {} workers\n", st.size());
+  out << fmt::format("{:>6} {:>12} {:>12} {:>12} {:>12} {:>8} {:>12}\n", "worker", "tasks", "steals.core",
+                     "steals.numa", "steals.remote", "parks", "parked.ms");
+  for (std::size_t i = 0; i < st.size(); ++i)
+    out << fmt::format("{:>6} {:>12} {:>12} {:>12} {:>12} {:>8} {:>12.1f}\n", i, st[i].tasks_run,
+                       st[i].steals_same_core, st[i].steals_same_numa, st[i].steals_remote, st[i].parks,
+                       st[i].parked_seconds * 1e3);
+}
+
+int Runtime::this_worker_index() {
+  detail::Worker* w = detail::tls_worker;
+  return w ? w->index : -1;
+}
+
+Runtime& default_runtime() {
+  static Runtime rt;
+  return rt;
+}
+
+}  // namespace canopy

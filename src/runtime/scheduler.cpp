@@ -1,0 +1,288 @@
+// The scheduler: what a worker does when its own deque is empty. Workers
+// look in their mailbox (affinity proxies), then steal along their victim
+// list (closest first); they search for a while (spin), then park through
+// the notifier. A worker waiting for stolen tasks of its group does the
+// same, except that it stops as soon as the group is complete.
+//
+// Invariants:
+//  - a worker executes a task only after taking it exactly once (pop, steal
+//    CAS, or a proxy claim), and the task counts itself for its group
+//    exactly once: --pending when the group's owner ran a task it spawned,
+//    otherwise complete_remote();
+//  - complete_remote() reads the owner before its increment and touches
+//    only the owner's Worker (which outlives every group) afterwards;
+//  - a worker counted in `searching` runs no task: it leaves `searching`
+//    before it runs what it found, so its own pushes wake sleepers.
+#include <sched.h>
+#include <time.h>
+
+#include <chrono>
+#include <new>
+
+#include "canopy/detail/spawn.hpp"
+#include "runtime/runtime_core.hpp"
+
+namespace canopy::detail {
+
+constinit thread_local Worker* tls_worker = nullptr;
+
+namespace {
+
+std::int64_t now_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
+std::uint32_t next_random(Worker* w) {
+  // xorshift64*: a thief's private generator, for where to start in a group.
+  std::uint64_t x = w->rng;
+  x ^= x >> 12;
+  x ^= x << 25;
+  x ^= x >> 27;
+  w->rng = x;
+  return static_cast<std::uint32_t>((x * 0x2545F4914F6CDD1Dull) >> 32);
+}
+
+// A proxy mailed to w, or nullptr. The mailbox is taken whole; the rest
+// waits in mail_pending (owner-only) for the next call.
+Task* take_mail(Worker* w) {
+  ProxyHeader* p = w->mail_pending;
+  if (!p) {
+    if (w->mailbox.load(std::memory_order_relaxed) == nullptr) return nullptr;
+    p = static_cast<ProxyHeader*>(w->mailbox.exchange(nullptr, std::memory_order_acquire));
+    if (!p) return nullptr;
+  }
+  w->mail_pending = p->mail_next;
+  return p;
+}
+
+void count_steal(Worker* w, int cls) {
+  w->steals[cls].store(w->steals[cls].load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+}
+
+// One pass over w's victims, closest group first, each group from a random
+// member. `contended` is set when a victim had work but another thief (or
+// its owner) took it first: worth trying again at once.
+Task* steal_round(Worker* w, bool* contended) {
+  RuntimeCore* rt = w->rt;
+  const VictimList& vl = rt->victims[w->index];
+  int begin = 0;
+  for (std::size_t gi = 0; gi < vl.group_end.size(); ++gi) {
+    const int end = vl.group_end[gi];
+    const int n = end - begin;
+    const int start = n > 1 ? static_cast<int>(next_random(w) % static_cast<std::uint32_t>(n)) : 0;
+    for (int k = 0; k < n; ++k) {
+      int idx = start + k;
+      if (idx >= n) idx -= n;
+      Worker* v = rt->slots[vl.workers[begin + idx]];
+      const Stolen s = v->deque.steal();
+      if (s.result == StealResult::Ok) {
+        count_steal(w, vl.group_class[gi]);
+        return s.task;
+      }
+      if (s.result == StealResult::LostRace) *contended = true;
+    }
+    begin = end;
+  }
+  if (rt->extras_held.load(std::memory_order_relaxed) > 0) {
+    for (int i = rt->num_workers; i < rt->num_slots; ++i) {
+      if (i == w->index) continue;
+      const Stolen s = rt->slots[i]->deque.steal();
+      if (s.result == StealResult::Ok) {
+        count_steal(w, kStealRemote);
+        return s.task;
+      }
+      if (s.result == StealResult::LostRace) *contended = true;
+    }
+  }
+  w->failed_steal_rounds.store(w->failed_steal_rounds.load(std::memory_order_relaxed) + 1,
+                               std::memory_order_relaxed);
+  return nullptr;
+}
+
+// After a searcher found work: if it was the last searcher and workers are
+// asleep, wake one to keep looking (more work may be queued).
+void stop_searching(Worker* w) {
+  Notifier& nt = w->rt->notifier;
+  if (nt.searching().fetch_sub(1, std::memory_order_seq_cst) == 1 &&
+      (nt.hint()->load(std::memory_order_seq_cst) & Notifier::kCountMask) != 0)
+    nt.notify_one(w);
+}
+
+void park(Worker* w, std::uint32_t epoch) {
+  w->parks.store(w->parks.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  const std::int64_t t0 = now_ns();
+  w->rt->notifier.commit_wait(w, epoch);
+  w->parked_ns.store(w->parked_ns.load(std::memory_order_relaxed) + (now_ns() - t0), std::memory_order_relaxed);
+}
+
+// Searches for a task (mailbox, victims) while counted in `searching`;
+// parks when the search has found nothing for spin_ns. nullptr: stop.
+Task* find_work(Worker* w) {
+  RuntimeCore* rt = w->rt;
+  Notifier& nt = rt->notifier;
+  nt.searching().fetch_add(1, std::memory_order_seq_cst);
+  for (;;) {
+    const std::int64_t deadline = now_ns() + rt->spin_ns;
+    for (unsigned rounds = 1;; ++rounds) {
+      if (rt->stopping.load(std::memory_order_relaxed)) {
+        nt.searching().fetch_sub(1, std::memory_order_seq_cst);
+        return nullptr;
+      }
+      bool contended = false;
+      Task* t = take_mail(w);
+      if (!t) t = steal_round(w, &contended);
+      if (t) {
+        stop_searching(w);
+        return t;
+      }
+      if (contended) continue;
+      if ((rounds & 15) == 0 && now_ns() > deadline) break;
+      for (int i = 0; i < 8; ++i) cpu_relax();
+    }
+    // Leave `searching` before registering: a pusher that still counts us
+    // as searching relies on this re-check (see notifier.hpp).
+    nt.searching().fetch_sub(1, std::memory_order_seq_cst);
+    const std::uint32_t epoch = nt.prepare_wait(w);
+    if (rt->stopping.load(std::memory_order_seq_cst) || any_work_visible(rt, w)) {
+      nt.cancel_wait(w);
+    } else {
+      park(w, epoch);
+    }
+    nt.searching().fetch_add(1, std::memory_order_seq_cst);
+  }
+}
+
+ErrorBox oom_box;  // used when even the exception cannot be boxed
+
+}  // namespace
+
+bool any_work_visible(RuntimeCore* rt, Worker* w) {
+  if (w->mail_pending || w->mailbox.load(std::memory_order_seq_cst) != nullptr) return true;
+  for (Worker* v : rt->slots)
+    if (v != w && v->deque.looks_nonempty()) return true;
+  return false;
+}
+
+void worker_main(Worker* w) {
+  tls_worker = w;
+  for (;;) {
+    Task* t = nullptr;
+    // Tasks left in our own deque: foreign spawns of tasks that returned.
+    if (w->deque.looks_nonempty()) t = w->deque.pop();
+    if (!t) t = find_work(w);
+    if (!t) break;
+    execute(w, t);
+  }
+  tls_worker = nullptr;
+}
+
+void wait_slow(Worker* w, Group* g) {
+  RuntimeCore* rt = w->rt;
+  Notifier& nt = rt->notifier;
+  for (;;) {
+    std::int64_t deadline = now_ns() + rt->spin_ns;
+    for (unsigned rounds = 1;; ++rounds) {
+      if (g->complete()) return;
+      bool contended = false;
+      // Tasks pushed above our group's base while we helped (foreign
+      // spawns of tasks we ran) first, then mail, then victims.
+      Task* t = w->deque.bottom() > g->base ? w->deque.pop() : nullptr;
+      if (!t) t = take_mail(w);
+      if (!t) t = steal_round(w, &contended);
+      if (t) {
+        execute(w, t);
+        deadline = now_ns() + rt->spin_ns;
+        continue;
+      }
+      if (contended) continue;
+      if ((rounds & 15) == 0 && now_ns() > deadline) break;
+      cpu_relax();
+    }
+    // Park until a thief completes a task of g (complete_remote wakes us),
+    // or work appears. The seq_cst load pairs with complete_remote.
+    const std::uint32_t epoch = nt.prepare_wait(w);
+    if (g->pending == g->remote.load(std::memory_order_seq_cst) || any_work_visible(rt, w)) {
+      nt.cancel_wait(w);
+    } else {
+      park(w, epoch);
+    }
+  }
+}
+
+bool take_back_slow(Worker* w, Task* popped, Task* mine, std::int64_t base) {
+  // `popped` was above f1's task: a foreign spawn left by f2 (or nullptr:
+  // the deque was empty, f1's task was stolen).
+  Task* t = popped;
+  while (t) {
+    execute(w, t);
+    if (w->deque.bottom() <= base) return false;
+    t = w->deque.pop();
+    if (t == mine) return true;
+  }
+  return false;
+}
+
+void invoke_unwind(Worker* w, Task* t, std::int64_t base) noexcept {
+  Group* g = t->group;
+  Task* p = w->deque.bottom() > base ? w->deque.pop() : nullptr;
+  if (p != t && !take_back_slow(w, p, t, base)) wait_slow(w, g);
+  if (g->error.load(std::memory_order_relaxed)) drop_group_error(g);
+}
+
+void complete_remote(Group* g) {
+  Worker* owner = g->owner;  // g may be gone once the increment is visible
+  g->remote.fetch_add(1, std::memory_order_seq_cst);
+  if (owner->parked.load(std::memory_order_seq_cst) != 0) owner->rt->notifier.wake(owner);
+}
+
+void notify_after_push(Worker* w) {
+  Notifier& nt = w->rt->notifier;
+  std::uint32_t h = nt.hint()->load(std::memory_order_relaxed);
+  if (h & Notifier::kFenceMode) {
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    h = nt.hint()->load(std::memory_order_relaxed);
+  }
+  if ((h & Notifier::kCountMask) == 0) return;
+  if (nt.searching().load(std::memory_order_relaxed) > 0) return;
+  nt.notify_one(w);
+}
+
+void post_to_mailbox(Worker* target, Task* t) {
+  auto* p = static_cast<ProxyHeader*>(t);
+  Task* head = target->mailbox.load(std::memory_order_relaxed);
+  do {
+    p->mail_next = static_cast<ProxyHeader*>(head);
+  } while (!target->mailbox.compare_exchange_weak(head, p, std::memory_order_seq_cst, std::memory_order_relaxed));
+  if (target->parked.load(std::memory_order_seq_cst) != 0) target->rt->notifier.wake(target);
+}
+
+void record_exception(Group* g) noexcept {
+  ErrorBox* box = new (std::nothrow) ErrorBox{std::current_exception()};
+  if (!box) box = &oom_box;
+  ErrorBox* expected = nullptr;
+  if (!g->error.compare_exchange_strong(expected, box, std::memory_order_acq_rel) && box != &oom_box) delete box;
+}
+
+void drop_group_error(Group* g) noexcept {
+  ErrorBox* box = g->error.exchange(nullptr, std::memory_order_acquire);
+  if (box != &oom_box) delete box;
+}
+
+void rethrow_group_error(Group* g) {
+  ErrorBox* box = g->error.exchange(nullptr, std::memory_order_acquire);
+  std::exception_ptr e = box == &oom_box ? std::make_exception_ptr(std::bad_alloc()) : box->error;
+  if (box != &oom_box) delete box;
+  std::rethrow_exception(e);
+}
+
+}  // namespace canopy::detail
