@@ -28,6 +28,12 @@ const Builtin kBuiltins[] = {
     {"compact", "tasks in id order fill the PUs in tree order", policy::compact},
     {"scatter", "tasks round robin over the top-level branches, recursively (like KMP_AFFINITY=scatter)",
      policy::scatter},
+    {"treematch", "bottom-up grouping by level arity keeping communication inside groups (Jeannot et al. 2014)",
+     policy::treematch},
+    {"eagermap", "greedy winner-partner grouping, level by level, single pass (Cruz et al. 2015)",
+     policy::eagermap},
+    {"choicemap", "mutual-preference pairing as stable roommates, level by level (Soomro et al. 2018)",
+     policy::choicemap},
 };
 
 std::mutex registry_mutex;
