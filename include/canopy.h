@@ -210,7 +210,8 @@ canopy_status_t canopy_placement_task_pu_os(const canopy_placement_t* placement,
 canopy_status_t canopy_placement_helper_pu(const canopy_placement_t* placement, int task, int* pu);
 /* The OS CPUs task `task` is bound to (its PU, or its core's PUs): up to
  * `capacity` ints into `os_indexes`; `*count` receives how many there are.
- * ENOBUFS when capacity < *count (os_indexes may be NULL when capacity is 0). */
+ * Like strings: os_indexes == NULL with capacity 0 is a count query (OK);
+ * otherwise ENOBUFS when capacity < *count (the first `capacity` are stored). */
 canopy_status_t canopy_placement_task_binding(const canopy_placement_t* placement, int task, int* os_indexes,
                                               size_t capacity, size_t* count);
 /* OMP_PLACES value, one place per task: "{0},{1},{2,3}" (buffer convention above). */
@@ -234,7 +235,8 @@ typedef struct canopy_cost {
 canopy_status_t canopy_placement_cost(const canopy_placement_t* placement, const canopy_matrix_t* matrix,
                                       const double* weights, size_t num_weights, canopy_cost_t* cost);
 /* Tasks per NUMA node (logical order) into counts[0..capacity); `*count`
- * receives the number of NUMA nodes. ENOBUFS when capacity < *count. */
+ * receives the number of NUMA nodes (array convention of
+ * canopy_placement_task_binding). */
 canopy_status_t canopy_placement_tasks_per_numa(const canopy_placement_t* placement, int* counts, size_t capacity,
                                                 size_t* count);
 

@@ -55,7 +55,10 @@ void copy_string(const std::string& s, char* buf, std::size_t size, std::size_t*
 
 void copy_ints(const std::vector<int>& values, int* out, std::size_t capacity, std::size_t* count) {
   if (count) *count = values.size();
-  if (!out && capacity != 0) fail(CANOPY_EINVAL, fmt::format("the array is NULL but its capacity is {}", capacity));
+  if (!out) {
+    if (capacity != 0) fail(CANOPY_EINVAL, fmt::format("the array is NULL but its capacity is {}", capacity));
+    return;  // a count query
+  }
   const std::size_t n = std::min(capacity, values.size());
   if (n) std::memcpy(out, values.data(), n * sizeof(int));
   if (capacity < values.size())
