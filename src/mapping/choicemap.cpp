@@ -5,12 +5,15 @@
 // id), and the pairs are a stable roommates matching (Irving's algorithm,
 // with cycle breaking: roommates.hpp).
 //
-// Levels of arity k > 2 repeat the pairing on the clusters built so far
+// Preference lists hold each task's 32 heaviest partners, made mutual (i
+// accepts j when either ranks the other); on sparse matrices that is every
+// neighbour. Levels of arity k > 2 repeat the pairing on the clusters built so far
 // (cluster graph aggregated after every round), accepting only pairs whose
 // union still fits a group of the level, until the clusters reach the group
 // size or no acceptable pair is left; clusters that match a group exactly
 // are kept, the rest are completed greedily. See docs/policies/choicemap.md.
 #include <algorithm>
+#include <map>
 #include <numeric>
 
 #include "mapping/grouping.hpp"
@@ -25,6 +28,9 @@ namespace {
 using grouping::Graph;
 using grouping::Problem;
 using grouping::TypeCount;
+
+// Partners each cluster ranks (the heaviest ones); bounds the lists on dense matrices.
+constexpr size_t kListLength = 32;
 
 struct Cluster {
   std::vector<int> members;
@@ -54,22 +60,47 @@ grouping::Grouping choicemap_groups(const Problem& p) {
     const int m = static_cast<int>(cl.size());
     std::vector<char> active(m);
     for (int i = 0; i < m; ++i) active[i] = !cl[i].done && can_grow(cl[i].types);
-    // Preference lists: acceptable partners, most communication first.
-    std::vector<std::vector<int>> prefs(m);
+    // Which clusters may merge depends only on their type multisets: cache it.
+    std::map<TypeCount, int> type_ids;
+    std::vector<int> tid(m);
+    for (int i = 0; i < m; ++i) tid[i] = type_ids.emplace(cl[i].types, static_cast<int>(type_ids.size())).first->second;
+    std::vector<const TypeCount*> id_types(type_ids.size());
+    for (const auto& [t, id] : type_ids) id_types[id] = &t;
+    std::vector<signed char> fits(type_ids.size() * type_ids.size(), -1);
+    auto fit = [&](int a, int b) {
+      signed char& v = fits[tid[a] * type_ids.size() + tid[b]];
+      if (v < 0) v = f.find_comp(grouping::merged(*id_types[tid[a]], *id_types[tid[b]])) >= 0;
+      return v == 1;
+    };
+    // Preference lists: each cluster's kListLength heaviest acceptable
+    // partners, made mutual (j is on i's list when either lists the other),
+    // most communication first, ties by lowest id.
+    auto better = [](const std::pair<double, int>& a, const std::pair<double, int>& b) {
+      return a.first > b.first || (a.first == b.first && a.second < b.second);
+    };
+    std::vector<std::vector<std::pair<double, int>>> lists(m);
     std::vector<std::pair<double, int>> row;
     for (int i = 0; i < m; ++i) {
       if (!active[i]) continue;
       row.clear();
       for (std::int64_t e = g->begin(i); e < g->end(i); ++e) {
         const int j = g->col(e);
-        if (!active[j] || g->weight(e) <= 0) continue;
-        if (f.find_comp(grouping::merged(cl[i].types, cl[j].types)) < 0) continue;
-        row.push_back({g->weight(e), j});
+        if (active[j] && g->weight(e) > 0 && fit(i, j)) row.push_back({g->weight(e), j});
       }
-      std::sort(row.begin(), row.end(), [](const auto& a, const auto& b) {
-        return a.first > b.first || (a.first == b.first && a.second < b.second);
-      });
-      for (const auto& r : row) prefs[i].push_back(r.second);
+      const size_t keep = std::min<size_t>(kListLength, row.size());
+      std::partial_sort(row.begin(), row.begin() + keep, row.end(), better);
+      for (size_t k = 0; k < keep; ++k) {
+        lists[i].push_back(row[k]);
+        lists[row[k].second].push_back({row[k].first, i});
+      }
+    }
+    std::vector<std::vector<int>> prefs(m);
+    for (int i = 0; i < m; ++i) {
+      auto& l = lists[i];
+      std::sort(l.begin(), l.end(), better);
+      l.erase(std::unique(l.begin(), l.end()), l.end());
+      for (const auto& r : l) prefs[i].push_back(r.second);
+      l = {};
     }
     const grouping::RoommatesResult match = grouping::stable_roommates(prefs);
 

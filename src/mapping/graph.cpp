@@ -37,6 +37,8 @@ void Graph::compute_rowsums() {
 }
 
 double Graph::between(int i, int j) const {
+  // A complete row (dense matrix) holds every other vertex in order.
+  if (degree(i) == n_ - 1 && i != j) return w_[ptr_[i] + (j < i ? j : j - 1)];
   const int* b = adj_ + ptr_[i];
   const int* e = adj_ + ptr_[i + 1];
   const int* it = std::lower_bound(b, e, j);
@@ -66,10 +68,20 @@ Graph Graph::aggregate(const std::vector<std::vector<int>>& groups, const std::v
         }
         acc[h] += w_[e];
       }
-    std::sort(touched.begin(), touched.end());
-    for (int h : touched) {
-      adj.push_back(h);
-      w.push_back(acc[h]);
+    // Rows in column order: sort the touched groups, or, when they are most
+    // of the groups (dense matrices), sweep the stamps instead.
+    if (touched.size() * 16 < static_cast<size_t>(ng)) {
+      std::sort(touched.begin(), touched.end());
+      for (int h : touched) {
+        adj.push_back(h);
+        w.push_back(acc[h]);
+      }
+    } else {
+      for (int h = 0; h < ng; ++h)
+        if (stamp[h] == g) {
+          adj.push_back(h);
+          w.push_back(acc[h]);
+        }
     }
     ptr[g + 1] = static_cast<std::int64_t>(adj.size());
   }
