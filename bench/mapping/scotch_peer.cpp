@@ -121,23 +121,32 @@ std::vector<int> packed_region(const Topology& topo, int tasks) {
   if (tasks > topo.num_pus())
     throw Error(fmt::format("packed region: {} tasks do not fit {} PUs", tasks, topo.num_pus()));
   const int unit = numa_unit_level(topo);
+  std::vector<int> chosen;  // tree nodes whose PUs all belong to the region
   const TopoNode* node = &topo.root();
-  std::vector<int> chosen;
-  while (chosen.empty()) {
+  int need = tasks;
+  while (need > 0) {
     const TopoNode* fit = nullptr;
     for (int c : node->children) {
       const TopoNode& child = topo.node(c);
-      if (child.num_pus >= tasks && (!fit || child.num_pus < fit->num_pus)) fit = &child;
+      if (child.num_pus >= need && (!fit || child.num_pus < fit->num_pus)) fit = &child;
     }
     if (fit) {
-      node = fit;
-    } else if (node->level >= unit) {
+      node = fit;  // one child holds the rest: go down
+    } else if (node->children.empty() || node->level >= unit) {
       chosen.push_back(node->id);  // inside one NUMA node: the whole subtree
+      need = 0;
     } else {
-      int covered = 0;  // above NUMA nodes: as few of them as hold the tasks
+      // Above the NUMA nodes: whole leading children, then the rest packed
+      // into the next one (as --pack fills the fewest NUMA nodes).
       for (int c : node->children) {
-        chosen.push_back(c);
-        if ((covered += topo.node(c).num_pus) >= tasks) break;
+        const TopoNode& child = topo.node(c);
+        if (child.num_pus < need) {
+          chosen.push_back(c);
+          need -= child.num_pus;
+        } else {
+          node = &child;
+          break;
+        }
       }
     }
   }
@@ -146,6 +155,7 @@ std::vector<int> packed_region(const Topology& topo, int tasks) {
     const TopoNode& n = topo.node(id);
     for (int p = n.first_pu; p < n.first_pu + n.num_pus; ++p) pus.push_back(p);
   }
+  std::sort(pus.begin(), pus.end());
   return pus;
 }
 

@@ -38,9 +38,10 @@ struct ScotchResult {
 
 // The PUs (logical, increasing) of the smallest subtree holding `tasks` PUs:
 // descend from the root into the smallest child that still fits. Where no
-// single child fits, a node inside one NUMA node is taken whole, and above
-// the NUMA nodes the fewest leading children that hold the tasks are taken
-// (as canopy's --pack fills the fewest NUMA nodes).
+// single child fits, a node inside one NUMA node is taken whole; above the
+// NUMA nodes, whole leading children are taken and the rest is packed into
+// the next child the same way (so the region covers the fewest NUMA nodes,
+// as canopy's --pack does).
 std::vector<int> packed_region(const Topology& topo, int tasks);
 
 // A graph in compressed sparse rows, both directions of each edge present.

@@ -51,12 +51,13 @@ def main():
     cases = [
         ("a2a16-full", "alltoall_16.mtx", "pack:2 numa:1 core:4 pu:2", ["full"]),
         ("rln16-under", "random_lognormal_16.mtx", "pack:2 numa:1 core:8 pu:2", ["spread", "packed"]),
+        ("pipe28-under", "pipeline_28.mtx", "pack:4 numa:2 core:2 pu:2", ["spread", "packed"]),
         ("a2a16-over2", "alltoall_16.mtx", "pack:2 numa:1 core:2 pu:2", ["over"]),
         ("rln16-over2.67", "random_lognormal_16.mtx", "pack:2 numa:1 core:3 pu:1", ["over"]),
         ("a2a16-unbalanced", "alltoall_16.mtx", os.path.join(here, "testdata", "unbalanced_14pu.xml"), ["over"]),
     ]
     manifest = {"format": 1, "cases": [
-        {"name": n, "matrix": os.path.join(data, m), "topology": t, "tasks": 16, "regimes": r}
+        {"name": n, "matrix": os.path.join(data, m), "topology": t, "regimes": r}
         for n, m, t, r in cases]}
     mpath = os.path.join(a.work, "manifest.json")
     with open(mpath, "w") as f:
@@ -78,11 +79,17 @@ def main():
                 check(r.get("cost", {}).get("weighted", -1) >= 0, f"{where}: no cost")
                 check(r.get("deterministic") is True, f"{where}: two runs gave different placements")
                 check(len(r.get("times", [])) == 2 and r["time_s"] >= 0, f"{where}: times {r.get('times')}")
-                check(r["max_load"] <= -(-16 // r["pus"]), f"{where}: max load {r['max_load']}")
+                check(r["max_load"] <= -(-r["tasks"] // r["pus"]), f"{where}: max load {r['max_load']}")
     s = got.get(("rln16-under", "packed", "scotch"))
     check(s is not None and s.get("numa_used") == 1, f"scotch packed should use one NUMA node: {s}")
     s = got.get(("rln16-under", "spread", "scotch"))
     check(s is not None and s.get("numa_used") == 2, f"scotch spread should use both NUMA nodes: {s}")
+
+    # Packed: Scotch's region is the NUMA nodes canopy's --pack fills (28
+    # tasks, NUMA nodes of 4 PUs, packages of 8: three packages and a node).
+    for p in policies:
+        r = got.get(("pipe28-under", "packed", p))
+        check(r is not None and r.get("numa_used") == 7, f"pipe28-under packed {p}: NUMA nodes used {r and r.get('numa_used')}")
 
     # Bad input: exit 2 and the message names what is wrong.
     out = run([a.bench, "--matrix", os.path.join(a.work, "missing.mtx"), "--topology", "pack:2 pu:2"])
