@@ -176,9 +176,8 @@ class TaskGroup {
     init(w);
   }
   ~TaskGroup() {
-    if (!g_.complete()) [[unlikely]] wait_noexcept();
-    if (g_.error.load(std::memory_order_relaxed) != nullptr) [[unlikely]] detail::drop_group_error(&g_);
-    if (entered_) [[unlikely]] detail::leave_runtime(g_.owner, prev_);
+    if (!g_.complete() || g_.error.load(std::memory_order_relaxed) != nullptr || entered_) [[unlikely]]
+      destroy_slow();
   }
   TaskGroup(const TaskGroup&) = delete;
   TaskGroup& operator=(const TaskGroup&) = delete;
@@ -234,8 +233,8 @@ class TaskGroup {
   // Runs the group's tasks nobody stole (newest first), then waits for the
   // stolen ones; leaves the group ready for the next spawn.
   [[gnu::always_inline]] void drain(detail::Worker* w) {
-    while (w->deque.bottom() > g_.base) {
-      detail::Task* t = w->deque.pop();
+    for (std::int64_t b; (b = w->deque.bottom()) > g_.base;) {
+      detail::Task* t = w->deque.pop_at(b);
       if (!t) break;
       detail::Group* g = t->run(t, w);
       if (g == &g_) [[likely]]
@@ -250,8 +249,11 @@ class TaskGroup {
       g_.remote.store(0, std::memory_order_relaxed);
     }
   }
-  void wait_noexcept() noexcept {
-    if (detail::tls_worker == g_.owner) drain(g_.owner);
+  // Out of line, so that the destructor's fast path stays three tests.
+  [[gnu::noinline]] void destroy_slow() noexcept {
+    if (!g_.complete() && detail::tls_worker == g_.owner) drain(g_.owner);
+    if (g_.error.load(std::memory_order_relaxed) != nullptr) detail::drop_group_error(&g_);
+    if (entered_) detail::leave_runtime(g_.owner, prev_);
   }
   template <class F>
   void spawn_foreign(detail::Worker* w, F&& f) {
@@ -261,7 +263,7 @@ class TaskGroup {
   }
 
   detail::Group g_;
-  detail::Worker* prev_ = nullptr;
+  detail::Worker* prev_;  // set when entered_
   bool entered_ = false;
   bool slot_used_ = false;
   alignas(16) unsigned char slot_[kSlotBytes];

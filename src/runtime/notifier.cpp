@@ -27,6 +27,23 @@ void futex_wake(std::atomic<std::uint32_t>* word) {
 
 }  // namespace
 
+#if defined(__SANITIZE_THREAD__)
+#define CANOPY_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define CANOPY_TSAN 1
+#endif
+#endif
+
+void full_fence() noexcept {
+#ifdef CANOPY_TSAN
+  static std::atomic<int> dummy{0};
+  dummy.fetch_add(0, std::memory_order_seq_cst);
+#else
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+#endif
+}
+
 bool heavy_barrier_available() {
   static const bool ok = [] {
     const long cmds = membarrier(MEMBARRIER_CMD_QUERY);
@@ -36,7 +53,10 @@ bool heavy_barrier_available() {
   return ok;
 }
 
-Notifier::Notifier() : fence_mode_(!heavy_barrier_available()) {
+std::atomic<bool> force_fence_mode{false};
+
+Notifier::Notifier()
+    : fence_mode_(force_fence_mode.load(std::memory_order_relaxed) || !heavy_barrier_available()) {
   if (fence_mode_) hint_.store(kFenceMode, std::memory_order_relaxed);
 }
 
@@ -51,11 +71,11 @@ void Notifier::set_flags_locked(std::uint32_t value) {
   for (Worker* w : workers_) w->sleepers.store(value, std::memory_order_relaxed);
 }
 
-void Notifier::heavy_barrier() {
-  if (heavy_barrier_available()) {
+void Notifier::heavy_barrier() const {
+  if (!fence_mode_ && heavy_barrier_available()) {
     membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED);
   } else {
-    std::atomic_thread_fence(std::memory_order_seq_cst);
+    full_fence();
   }
 }
 

@@ -70,7 +70,7 @@ class Notifier {
  private:
   void remove_locked(Worker* w);
   void set_flags_locked(std::uint32_t value);
-  static void heavy_barrier();
+  void heavy_barrier() const;
 
   alignas(64) std::atomic<std::uint32_t> hint_{0};  // read on every push
   alignas(64) std::atomic<int> searching_{0};
@@ -84,5 +84,15 @@ class Notifier {
 // Whether membarrier's expedited private command is usable (registered once
 // per process); false under valgrind-like environments without it.
 bool heavy_barrier_available();
+
+// Tests: runtimes created while this is set use the fallback without
+// membarrier (pushers fence), as on kernels that lack it.
+extern std::atomic<bool> force_fence_mode;
+
+// A full fence for the fallback without membarrier. ThreadSanitizer does not
+// model fences (and warns about them): there, a seq_cst read-modify-write of
+// a dummy word stands in, which TSan does order. Only the fallback path uses
+// it, and TSan's verdict on data races does not depend on it.
+void full_fence() noexcept;
 
 }  // namespace canopy::detail

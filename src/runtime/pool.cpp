@@ -19,30 +19,25 @@ TaskPool::~TaskPool() {
 void* TaskPool::refill(int cls) {
   // Blocks freed by other workers first: take the whole stack (no ABA: the
   // owner never pops single blocks from it).
-  FreeBlock* list = remote_[cls].exchange(nullptr, std::memory_order_acquire);
-  if (!list) {
-    void* mem = std::aligned_alloc(kSlabBytes, kSlabBytes);
-    if (!mem) throw std::bad_alloc();
-    auto* s = ::new (mem) SlabHeader;
-    s->owner = this;
-    s->next_slab = slab_list_;
-    s->size_class = cls;
-    slab_list_ = s;
-    ++slabs_;
-    const std::size_t block = kBlockBytes[cls];
-    // Blocks start at the first multiple of the block size past the header.
-    char* first = static_cast<char*>(mem) + (block > sizeof(SlabHeader) ? block : sizeof(SlabHeader));
-    char* end = static_cast<char*>(mem) + kSlabBytes;
-    FreeBlock* head = nullptr;
-    for (char* p = end - block; p >= first; p -= block) {
-      auto* b = reinterpret_cast<FreeBlock*>(p);
-      b->next = head;
-      head = b;
-    }
-    list = head;
+  if (FreeBlock* list = remote_[cls].exchange(nullptr, std::memory_order_acquire)) {
+    free_[cls] = list->next;
+    return list;
   }
-  free_[cls] = list->next;
-  return list;
+  void* mem = std::aligned_alloc(kSlabBytes, kSlabBytes);
+  if (!mem) throw std::bad_alloc();
+  auto* s = ::new (mem) SlabHeader;
+  s->owner = this;
+  s->next_slab = slab_list_;
+  s->size_class = cls;
+  slab_list_ = s;
+  ++slabs_;
+  // Blocks start at the first multiple of the block size past the header,
+  // and are handed out from there by alloc's bump pointer.
+  const std::size_t block = kBlockBytes[cls];
+  char* first = static_cast<char*>(mem) + (block > sizeof(SlabHeader) ? block : sizeof(SlabHeader));
+  bump_[cls] = first + block;
+  bump_end_[cls] = static_cast<char*>(mem) + kSlabBytes;
+  return first;
 }
 
 void TaskPool::free_remote(void* p, int cls) {

@@ -69,6 +69,7 @@ void stop_threads(RuntimeCore* rt) {
 void destroy_core(RuntimeCore* rt) {
   // Mail nobody read: every group was waited for, so each proxy was claimed
   // through its deque copy; dropping the mailbox copy frees it.
+  Worker* const prev = tls_worker;
   for (Worker* w : rt->slots) {
     tls_worker = w;
     while (ProxyHeader* p = w->mail_pending ? w->mail_pending
@@ -77,18 +78,20 @@ void destroy_core(RuntimeCore* rt) {
       p->run(p, w);
     }
   }
-  tls_worker = nullptr;
+  tls_worker = prev;
   for (Worker* w : rt->slots) delete w;
   delete rt;
 }
 
+// Binds the thread that just claimed slot 0, unless it is the one bound
+// last time. The saved CPUs are written and read only by that thread.
 void bind_slot0_thread(RuntimeCore* rt) {
   const std::vector<int>& cpus = rt->placement[0].cpus;
-  if (cpus.empty() || rt->slot0_tid == this_tid()) return;
+  if (cpus.empty() || rt->slot0_tid.load(std::memory_order_relaxed) == this_tid()) return;
   std::vector<int> saved = current_thread_binding();
   bind_current_thread(cpus);
   rt->slot0_saved_cpus = std::move(saved);
-  rt->slot0_tid = this_tid();
+  rt->slot0_tid.store(this_tid(), std::memory_order_relaxed);
 }
 
 }  // namespace
@@ -252,7 +255,7 @@ Runtime::~Runtime() {
     print_stats(s);
     std::fputs(s.str().c_str(), stderr);
   }
-  if (rt->slot0_tid == this_tid() && !rt->slot0_saved_cpus.empty()) {
+  if (rt->slot0_tid.load(std::memory_order_relaxed) == this_tid() && !rt->slot0_saved_cpus.empty()) {
     try {
       bind_current_thread(rt->slot0_saved_cpus);
     } catch (...) {

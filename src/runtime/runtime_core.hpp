@@ -43,9 +43,9 @@ struct RuntimeCore {
 
   std::vector<pthread_t> threads;
 
-  // The thread bound as worker 0 (bound once, restored when the runtime ends).
-  std::mutex slot0_mutex;
-  pid_t slot0_tid = 0;
+  // The thread bound as worker 0 (bound once, restored when the runtime
+  // ends on that thread); the CPUs are only touched by that thread.
+  std::atomic<pid_t> slot0_tid{0};
   std::vector<int> slot0_saved_cpus;
 
   // Outside threads waiting for a free slot.

@@ -249,7 +249,7 @@ void notify_after_push(Worker* w) {
   Notifier& nt = w->rt->notifier;
   std::uint32_t h = nt.hint()->load(std::memory_order_relaxed);
   if (h & Notifier::kFenceMode) {
-    std::atomic_thread_fence(std::memory_order_seq_cst);
+    full_fence();
     h = nt.hint()->load(std::memory_order_relaxed);
   }
   if ((h & Notifier::kCountMask) == 0) return;

@@ -3,6 +3,9 @@
 // CPUs each worker is bound to (CANOPY_BIND).
 #include <fmt/format.h>
 
+#include <algorithm>
+
+#include "canopy/binding.hpp"
 #include "canopy/comm_matrix.hpp"
 #include "canopy/error.hpp"
 #include "canopy/mapping.hpp"
@@ -13,8 +16,12 @@ namespace canopy::detail {
 
 std::vector<WorkerPlacement> place_workers(const Topology& topo, const RuntimeOptions& options) {
   const int n = options.num_threads > 0 ? options.num_threads : topo.num_cores();
-  if (n < 1 || n > kMaxWorkers)
-    throw Error(fmt::format("runtime with {} workers: expected 1 to {}", n, kMaxWorkers));
+  const long per_pu_limit = static_cast<long>(kMaxThreadsPerPU) * topo.num_pus();
+  if (n < 1 || n > kMaxWorkers || n > per_pu_limit)
+    throw Error(fmt::format("runtime with {} workers (CANOPY_NUM_THREADS or RuntimeOptions::num_threads): expected 1 "
+                            "to {} ({} per PU of the {} this process may use, at most {})",
+                            n, std::min<long>(kMaxWorkers, per_pu_limit), kMaxThreadsPerPU, topo.num_pus(),
+                            kMaxWorkers));
   std::vector<int> pus;
   if (options.policy.empty()) {
     // Compact: the first PU of every core, then the second ones, ...; more

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "canopy/error.hpp"
+#include "runtime/notifier.hpp"
 #include "test_util.hpp"
 
 using canopy::Range;
@@ -508,4 +509,30 @@ TEST(RuntimeIdle, ParkedWorkersWakeUpForWork) {
     g.wait();
   });
   EXPECT_GT(on_other.load(), 0);
+}
+
+TEST(RuntimeFallback, WithoutMembarrierPushersFence) {
+  // Kernels without membarrier: the sleepers flag stays set and every push
+  // takes the fenced slow path. Same results, workers still park and wake.
+  canopy::detail::force_fence_mode = true;
+  {
+    Runtime rt(canopy_test::options(3));
+    EXPECT_EQ(rt.run([] { return fib_invoke(20); }), fib_seq(20));
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    EXPECT_EQ(rt.run([] { return fib_group(18); }), fib_seq(18));
+    std::atomic<int> on_other{0};
+    rt.run([&] {
+      TaskGroup g;
+      for (int i = 0; i < 64; ++i)
+        g.spawn([&] {
+          if (Runtime::this_worker_index() != 0) on_other.fetch_add(1);
+          const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(1);
+          while (std::chrono::steady_clock::now() < until) {
+          }
+        });
+      g.wait();
+    });
+    EXPECT_GT(on_other.load(), 0);
+  }
+  canopy::detail::force_fence_mode = false;
 }

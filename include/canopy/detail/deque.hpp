@@ -31,9 +31,11 @@
 //    cache is conservative, and the value was obtained by an acquire load
 //    (or a seq_cst load in take), which orders a thief's read of an old slot
 //    (before its CAS) before the owner overwrites that slot.
-// Growth copies [top, bottom) into an array twice as large and publishes it
-// with a release store; old arrays stay alive until the deque dies, so a
-// thief holding an old array reads a valid (unchanged) slot.
+// Growth copies [top, bottom) into an array four times as large and
+// publishes it with a release store; old arrays stay alive until the deque
+// dies, so a thief holding an old array reads a valid (unchanged) slot.
+// Slots are plain pointers accessed through std::atomic_ref (an array of
+// std::atomic would be zeroed at every growth).
 #pragma once
 #include <atomic>
 #include <cstdint>
@@ -54,7 +56,7 @@ struct Stolen {
 
 class Deque {
  public:
-  explicit Deque(std::int64_t capacity = 1024);
+  explicit Deque(std::int64_t capacity = 4096);
   ~Deque();
   Deque(const Deque&) = delete;
   Deque& operator=(const Deque&) = delete;
@@ -63,20 +65,22 @@ class Deque {
   void push(Task* t) { push_at(bottom_.load(std::memory_order_relaxed), t); }
   // push() when the caller already read bottom() (b == bottom()).
   void push_at(std::int64_t b, Task* t) {
-    if (b - cached_top_ > mask_) [[unlikely]] make_room(b);
-    slots_[b & mask_].store(t, std::memory_order_relaxed);
+    if (b >= limit_) [[unlikely]] make_room(b);
+    slot(slots_, b & mask_).store(t, std::memory_order_relaxed);
     bottom_.store(b + 1, std::memory_order_release);
   }
 
   // The newest task, or nullptr when empty or a thief took the last one.
-  Task* pop() {
-    const std::int64_t b = bottom_.load(std::memory_order_relaxed) - 1;
+  Task* pop() { return pop_at(bottom_.load(std::memory_order_relaxed)); }
+  // pop() when the caller already read bottom() (b == bottom()).
+  Task* pop_at(std::int64_t b) {
+    --b;
     bottom_.exchange(b, std::memory_order_seq_cst);  // store + full fence (see top)
     std::int64_t t = top_.load(std::memory_order_seq_cst);
-    if (t < b) [[likely]] return slots_[b & mask_].load(std::memory_order_relaxed);
+    if (t < b) [[likely]] return slot(slots_, b & mask_).load(std::memory_order_relaxed);
     Task* x = nullptr;
     if (t == b) {  // the last task: race the thieves for it on top
-      x = slots_[b & mask_].load(std::memory_order_relaxed);
+      x = slot(slots_, b & mask_).load(std::memory_order_relaxed);
       if (!top_.compare_exchange_strong(t, t + 1, std::memory_order_seq_cst, std::memory_order_relaxed))
         x = nullptr;
     }
@@ -93,7 +97,7 @@ class Deque {
     const std::int64_t b = bottom_.load(std::memory_order_seq_cst);
     if (t >= b) return {StealResult::Empty, nullptr};
     const Array* a = array_.load(std::memory_order_acquire);
-    Task* x = a->slots[t & a->mask].load(std::memory_order_relaxed);
+    Task* x = slot(a->slots, t & a->mask).load(std::memory_order_relaxed);
     if (!top_.compare_exchange_strong(t, t + 1, std::memory_order_seq_cst, std::memory_order_relaxed))
       return {StealResult::LostRace, nullptr};
     return {StealResult::Ok, x};
@@ -108,8 +112,9 @@ class Deque {
  private:
   struct Array {
     std::int64_t mask;
-    std::atomic<Task*>* slots;
+    Task** slots;
   };
+  static std::atomic_ref<Task*> slot(Task** slots, std::int64_t i) { return std::atomic_ref<Task*>(slots[i]); }
   void make_room(std::int64_t b);
 
   // Written by thieves (CAS) and by the owner for the last task.
@@ -118,10 +123,11 @@ class Deque {
   alignas(64) std::atomic<std::int64_t> bottom_{0};
   std::atomic<Array*> array_{nullptr};
   // Owner-private: copies of the current array, so push/pop need no
-  // dependent load, the cached top, and the arrays to free at the end.
-  alignas(64) std::atomic<Task*>* slots_ = nullptr;
+  // dependent load; push's limit (a cached top + capacity: top only grows,
+  // so the limit is conservative); the arrays to free at the end.
+  alignas(64) Task** slots_ = nullptr;
   std::int64_t mask_ = 0;
-  std::int64_t cached_top_ = 0;
+  std::int64_t limit_ = 0;
   std::vector<Array*> arrays_;
 };
 

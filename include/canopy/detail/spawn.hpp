@@ -39,6 +39,18 @@ inline void free_block(Worker* w, T* p) {
     w->pool.free(p, cls);
 }
 
+// free_block(w, p), then returns r (a tail call on the slow path).
+template <class T, class R>
+inline R free_block_and_return(Worker* w, T* p, R r) {
+  constexpr int cls = kSizeClass<T>;
+  if constexpr (cls < 0) {
+    ::operator delete(static_cast<void*>(p), std::align_val_t(alignof(T) < 16 ? 16 : alignof(T)));
+    return r;
+  } else {
+    return w->pool.free_and_return(p, cls, r);
+  }
+}
+
 // Calls fn; an exception is kept in the group for its waiter.
 template <class F>
 inline void call_in_group(F& fn, Group* const* group) {
@@ -57,13 +69,13 @@ Group* run_pooled_task(Task* t, Worker* w) {
   call_in_group(self->fn, &self->group);
   Group* g = self->group;
   self->~FnTask<F>();
-  free_block(w, self);
   ++w->tasks_run;
   if constexpr (Foreign) {
+    free_block(w, self);
     complete_remote(g);
     return nullptr;
   } else {
-    return g;
+    return free_block_and_return(w, self, g);
   }
 }
 

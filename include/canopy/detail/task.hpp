@@ -58,12 +58,18 @@ class TaskPool {
   TaskPool(const TaskPool&) = delete;
   TaskPool& operator=(const TaskPool&) = delete;
 
-  // Owner thread only.
+  // Owner thread only: the most recently freed block, else the next block
+  // of the current slab (carved lazily), else a refill.
   void* alloc(int cls) {
     FreeBlock* b = free_[cls];
     if (b) [[likely]] {
       free_[cls] = b->next;
       return b;
+    }
+    char* p = bump_[cls];
+    if (p != bump_end_[cls]) [[likely]] {
+      bump_[cls] = p + kBlockBytes[cls];
+      return p;
     }
     return refill(cls);
   }
@@ -78,15 +84,35 @@ class TaskPool {
       s->owner->free_remote(p, cls);
     }
   }
+  // free(), then returns `r`: lets a caller end with a tail call, so that
+  // its fast path needs no stack frame.
+  template <class R>
+  R free_and_return(void* p, int cls, R r) {
+    SlabHeader* s = reinterpret_cast<SlabHeader*>(reinterpret_cast<std::uintptr_t>(p) & ~(kSlabBytes - 1));
+    if (s->owner == this) [[likely]] {
+      auto* b = static_cast<FreeBlock*>(p);
+      b->next = free_[cls];
+      free_[cls] = b;
+      return r;
+    }
+    return s->owner->free_remote_and_return(p, cls, r);
+  }
   // Blocks currently carved out of slabs (for tests: a leak shows as growth).
   std::size_t slab_count() const { return slabs_; }
 
  private:
   void* refill(int cls);
   void free_remote(void* p, int cls);
+  template <class R>
+  [[gnu::noinline]] R free_remote_and_return(void* p, int cls, R r) {
+    free_remote(p, cls);
+    return r;
+  }
 
   // Written by the owner only.
   FreeBlock* free_[2] = {nullptr, nullptr};
+  char* bump_[2] = {nullptr, nullptr};      // the current slab's blocks not handed out yet
+  char* bump_end_[2] = {nullptr, nullptr};
   SlabHeader* slab_list_ = nullptr;
   std::size_t slabs_ = 0;
   // Written by other workers (remote frees); on its own cache line.

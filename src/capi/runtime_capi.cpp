@@ -1,0 +1,123 @@
+// C API of the task runtime (canopy_runtime.h) over canopy::Runtime and
+// canopy::TaskGroup, with the guard of the other C entry points (capi.hpp):
+// no exception crosses the boundary, every failure has a status and a
+// message for canopy_last_error().
+#include <fmt/format.h>
+
+#include <memory>
+
+#include "canopy/mapping.hpp"
+#include "canopy/runtime.hpp"
+#include "canopy_runtime.h"
+#include "capi/capi.hpp"
+
+using namespace canopy;
+using namespace canopy::capi;
+
+struct canopy_runtime {
+  Runtime rt;
+  explicit canopy_runtime(const RuntimeOptions& o) : rt(o) {}
+};
+
+struct canopy_task_group {
+  TaskGroup g;
+  explicit canopy_task_group(Runtime& rt) : g(rt) {}
+};
+
+namespace {
+
+RuntimeOptions from_c(const canopy_runtime_options_t& c) {
+  RuntimeOptions o;
+  if (c.num_threads < 0) fail(CANOPY_EINVAL, fmt::format("num_threads = {}: expected 0 (one per core) or more", c.num_threads));
+  o.num_threads = c.num_threads;
+  switch (c.bind) {
+    case CANOPY_BIND_CORE: o.bind = BindMode::Core; break;
+    case CANOPY_BIND_PU: o.bind = BindMode::PU; break;
+    case CANOPY_BIND_NONE: o.bind = BindMode::None; break;
+    default: fail(CANOPY_EINVAL, fmt::format("bind = {}: expected CANOPY_BIND_CORE, _PU or _NONE", static_cast<int>(c.bind)));
+  }
+  check_flags(c.flags, CANOPY_RUNTIME_ALL_FLAGS);
+  if (c.policy && *c.policy) {
+    find_policy(c.policy);
+    o.policy = c.policy;
+  }
+  o.display_affinity = (c.flags & CANOPY_RUNTIME_DISPLAY_AFFINITY) != 0;
+  o.stats = (c.flags & CANOPY_RUNTIME_STATS) != 0;
+  return o;
+}
+
+}  // namespace
+
+extern "C" {
+
+canopy_status_t canopy_runtime_create(canopy_runtime_t** out, const canopy_runtime_options_t* options) {
+  return guard("canopy_runtime_create", CANOPY_EINVAL, [&] {
+    need(out, "out");
+    *out = nullptr;
+    const RuntimeOptions o = options ? from_c(*options) : RuntimeOptions::from_env();
+    *out = new canopy_runtime(o);
+  });
+}
+
+void canopy_runtime_destroy(canopy_runtime_t* rt) { delete rt; }
+
+canopy_status_t canopy_runtime_num_workers(const canopy_runtime_t* rt, int* out) {
+  return guard("canopy_runtime_num_workers", CANOPY_EINVAL, [&] {
+    need(out, "out") = need(rt, "rt").rt.num_workers();
+  });
+}
+
+canopy_status_t canopy_runtime_worker_pu(const canopy_runtime_t* rt, int worker, int* pu, int* os_index) {
+  return guard("canopy_runtime_worker_pu", CANOPY_EINVAL, [&] {
+    const Runtime& r = need(rt, "rt").rt;
+    check_index(worker, r.num_workers(), "worker");
+    if (pu) *pu = r.placement()[worker].pu;
+    if (os_index) *os_index = r.placement()[worker].pu_os;
+  });
+}
+
+canopy_status_t canopy_runtime_worker_index(int* out) {
+  return guard("canopy_runtime_worker_index", CANOPY_EINVAL, [&] { need(out, "out") = Runtime::this_worker_index(); });
+}
+
+canopy_status_t canopy_runtime_run(canopy_runtime_t* rt, void (*fn)(void*), void* arg) {
+  return guard("canopy_runtime_run", CANOPY_EINVAL, [&] {
+    Runtime& r = need(rt, "rt").rt;
+    if (!fn) fail(CANOPY_EINVAL, "fn is NULL");
+    r.run([&] { fn(arg); });
+  });
+}
+
+canopy_status_t canopy_task_group_create(canopy_task_group_t** out, canopy_runtime_t* rt) {
+  return guard("canopy_task_group_create", CANOPY_EINVAL, [&] {
+    need(out, "out");
+    *out = nullptr;
+    *out = new canopy_task_group(need(rt, "rt").rt);
+  });
+}
+
+canopy_status_t canopy_task_group_spawn(canopy_task_group_t* group, void (*fn)(void*), void* arg) {
+  return guard("canopy_task_group_spawn", CANOPY_EINVAL, [&] {
+    TaskGroup& g = need(group, "group").g;
+    if (!fn) fail(CANOPY_EINVAL, "fn is NULL");
+    g.spawn([fn, arg] { fn(arg); });
+  });
+}
+
+canopy_status_t canopy_task_group_wait(canopy_task_group_t* group) {
+  return guard("canopy_task_group_wait", CANOPY_EINVAL, [&] { need(group, "group").g.wait(); });
+}
+
+void canopy_task_group_destroy(canopy_task_group_t* group) { delete group; }
+
+canopy_status_t canopy_parallel_for(canopy_runtime_t* rt, int64_t begin, int64_t end, int64_t grain,
+                                    void (*body)(int64_t, int64_t, void*), void* arg) {
+  return guard("canopy_parallel_for", CANOPY_EINVAL, [&] {
+    Runtime& r = need(rt, "rt").rt;
+    if (!body) fail(CANOPY_EINVAL, "body is NULL");
+    if (grain < 0) fail(CANOPY_EINVAL, fmt::format("grain = {}: expected 0 (chosen by the runtime) or more", grain));
+    r.run([&] { parallel_for(Range{begin, end, grain}, [&](std::int64_t lo, std::int64_t hi) { body(lo, hi, arg); }); });
+  });
+}
+
+}  // extern "C"

@@ -1,0 +1,160 @@
+// The runtime's C API (canopy_runtime.h): create/destroy, task groups with
+// function pointers, parallel_for, errors as statuses with messages; with
+// 1, 2 and 5 workers.
+#include "canopy_runtime.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <string>
+#include <vector>
+
+#include "test_util.hpp"
+
+namespace {
+
+class CapiRuntime : public ::testing::TestWithParam<int> {
+ protected:
+  void SetUp() override {
+    canopy_runtime_options_t o = {};
+    o.num_threads = GetParam();
+    o.bind = CANOPY_BIND_NONE;
+    ASSERT_EQ(canopy_runtime_create(&rt_, &o), CANOPY_OK) << canopy_last_error();
+  }
+  void TearDown() override { canopy_runtime_destroy(rt_); }
+  canopy_runtime_t* rt_ = nullptr;
+};
+
+void add_one(void* arg) { static_cast<std::atomic<int>*>(arg)->fetch_add(1); }
+
+struct SumArgs {
+  std::vector<std::atomic<int>>* hits;
+};
+
+void mark(int64_t lo, int64_t hi, void* arg) {
+  auto* hits = static_cast<SumArgs*>(arg)->hits;
+  for (int64_t i = lo; i < hi; ++i) (*hits)[i].fetch_add(1);
+}
+
+struct Nested {
+  canopy_runtime_t* rt;
+  std::atomic<int>* count;
+};
+
+void spawn_inside(void* arg) {
+  auto* n = static_cast<Nested*>(arg);
+  canopy_task_group_t* g = nullptr;
+  ASSERT_EQ(canopy_task_group_create(&g, n->rt), CANOPY_OK);
+  for (int i = 0; i < 10; ++i) ASSERT_EQ(canopy_task_group_spawn(g, add_one, n->count), CANOPY_OK);
+  ASSERT_EQ(canopy_task_group_wait(g), CANOPY_OK);
+  canopy_task_group_destroy(g);
+}
+
+void throws(void*) { throw std::runtime_error("thrown by a task"); }
+
+void record_index(void* arg) { canopy_runtime_worker_index(static_cast<int*>(arg)); }
+
+}  // namespace
+
+INSTANTIATE_TEST_SUITE_P(Workers, CapiRuntime, ::testing::ValuesIn(canopy_test::kWorkerCounts),
+                         [](const auto& info) { return canopy_test::worker_name(info.param); });
+
+TEST_P(CapiRuntime, WorkersAndPlacement) {
+  int n = 0;
+  ASSERT_EQ(canopy_runtime_num_workers(rt_, &n), CANOPY_OK);
+  EXPECT_EQ(n, GetParam());
+  int pu = -1, os = -1;
+  EXPECT_EQ(canopy_runtime_worker_pu(rt_, n - 1, &pu, &os), CANOPY_OK);
+  EXPECT_GE(pu, 0);
+  EXPECT_GE(os, 0);
+  EXPECT_EQ(canopy_runtime_worker_pu(rt_, n, &pu, &os), CANOPY_ERANGE);
+  int idx = 7;
+  ASSERT_EQ(canopy_runtime_worker_index(&idx), CANOPY_OK);
+  EXPECT_EQ(idx, -1);
+  ASSERT_EQ(canopy_runtime_run(rt_, record_index, &idx), CANOPY_OK);
+  EXPECT_EQ(idx, 0);
+}
+
+TEST_P(CapiRuntime, SpawnAndWait) {
+  std::atomic<int> count{0};
+  canopy_task_group_t* g = nullptr;
+  ASSERT_EQ(canopy_task_group_create(&g, rt_), CANOPY_OK);
+  for (int i = 0; i < 1000; ++i) ASSERT_EQ(canopy_task_group_spawn(g, add_one, &count), CANOPY_OK);
+  ASSERT_EQ(canopy_task_group_wait(g), CANOPY_OK);
+  EXPECT_EQ(count.load(), 1000);
+  // Again, with nested groups inside tasks.
+  Nested nested{rt_, &count};
+  for (int i = 0; i < 20; ++i) ASSERT_EQ(canopy_task_group_spawn(g, spawn_inside, &nested), CANOPY_OK);
+  ASSERT_EQ(canopy_task_group_wait(g), CANOPY_OK);
+  EXPECT_EQ(count.load(), 1200);
+  canopy_task_group_destroy(g);
+  canopy_task_group_destroy(nullptr);
+}
+
+TEST_P(CapiRuntime, ParallelFor) {
+  std::vector<std::atomic<int>> hits(10007);
+  SumArgs args{&hits};
+  ASSERT_EQ(canopy_parallel_for(rt_, 0, 10007, 0, mark, &args), CANOPY_OK);
+  ASSERT_EQ(canopy_parallel_for(rt_, 0, 10007, 100, mark, &args), CANOPY_OK);
+  for (auto& h : hits) ASSERT_EQ(h.load(), 2);
+  EXPECT_EQ(canopy_parallel_for(rt_, 0, 10, -1, mark, &args), CANOPY_EINVAL);
+  EXPECT_NE(std::string(canopy_last_error()).find("grain"), std::string::npos);
+  EXPECT_EQ(canopy_parallel_for(rt_, 0, 10, 0, nullptr, &args), CANOPY_EINVAL);
+}
+
+TEST_P(CapiRuntime, ErrorsAreStatuses) {
+  canopy_task_group_t* g = nullptr;
+  EXPECT_EQ(canopy_task_group_create(&g, nullptr), CANOPY_EINVAL);
+  EXPECT_EQ(g, nullptr);
+  EXPECT_NE(std::string(canopy_last_error()).find("canopy_task_group_create"), std::string::npos);
+  ASSERT_EQ(canopy_task_group_create(&g, rt_), CANOPY_OK);
+  EXPECT_EQ(canopy_task_group_spawn(g, nullptr, nullptr), CANOPY_EINVAL);
+  // A task that throws: the wait reports it, the group stays usable.
+  ASSERT_EQ(canopy_task_group_spawn(g, throws, nullptr), CANOPY_OK);
+  EXPECT_EQ(canopy_task_group_wait(g), CANOPY_EUNKNOWN);
+  EXPECT_NE(std::string(canopy_last_error()).find("thrown by a task"), std::string::npos);
+  std::atomic<int> count{0};
+  ASSERT_EQ(canopy_task_group_spawn(g, add_one, &count), CANOPY_OK);
+  EXPECT_EQ(canopy_task_group_wait(g), CANOPY_OK);
+  EXPECT_STREQ(canopy_last_error(), "");
+  EXPECT_EQ(count.load(), 1);
+  canopy_task_group_destroy(g);
+  int n = 0;
+  EXPECT_EQ(canopy_runtime_num_workers(nullptr, &n), CANOPY_EINVAL);
+  EXPECT_EQ(canopy_runtime_run(rt_, nullptr, nullptr), CANOPY_EINVAL);
+}
+
+TEST(CapiRuntimeOptions, BadOptionsAreRejected) {
+  canopy_runtime_t* rt = nullptr;
+  canopy_runtime_options_t o = {};
+  o.flags = 1u << 7;
+  EXPECT_EQ(canopy_runtime_create(&rt, &o), CANOPY_EINVAL);
+  EXPECT_EQ(rt, nullptr);
+  o = {};
+  o.bind = static_cast<canopy_bind_t>(9);
+  EXPECT_EQ(canopy_runtime_create(&rt, &o), CANOPY_EINVAL);
+  o = {};
+  o.num_threads = -2;
+  EXPECT_EQ(canopy_runtime_create(&rt, &o), CANOPY_EINVAL);
+  o = {};
+  o.policy = "no-such-policy";
+  EXPECT_EQ(canopy_runtime_create(&rt, &o), CANOPY_EINVAL);
+  EXPECT_NE(std::string(canopy_last_error()).find("no-such-policy"), std::string::npos);
+  EXPECT_EQ(canopy_runtime_create(nullptr, nullptr), CANOPY_EINVAL);
+}
+
+TEST(CapiRuntimeOptions, FromTheEnvironment) {
+  setenv("CANOPY_NUM_THREADS", "3", 1);
+  setenv("CANOPY_BIND", "none", 1);
+  canopy_runtime_t* rt = nullptr;
+  ASSERT_EQ(canopy_runtime_create(&rt, nullptr), CANOPY_OK) << canopy_last_error();
+  int n = 0;
+  canopy_runtime_num_workers(rt, &n);
+  EXPECT_EQ(n, 3);
+  canopy_runtime_destroy(rt);
+  setenv("CANOPY_NUM_THREADS", "lots", 1);
+  EXPECT_EQ(canopy_runtime_create(&rt, nullptr), CANOPY_EINVAL);
+  EXPECT_NE(std::string(canopy_last_error()).find("CANOPY_NUM_THREADS"), std::string::npos);
+  unsetenv("CANOPY_NUM_THREADS");
+  unsetenv("CANOPY_BIND");
+}

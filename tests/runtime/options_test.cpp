@@ -1,0 +1,178 @@
+// CANOPY_* environment variables of the runtime: good values are read, a bad
+// value is a canopy::Error naming the variable and its value; binding and
+// placement of the workers on this machine (without assuming its size).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <functional>
+#include <string>
+
+#include "canopy/binding.hpp"
+#include "canopy/error.hpp"
+#include "canopy/runtime.hpp"
+#include "canopy/topology.hpp"
+#include "test_util.hpp"
+
+using canopy::BindMode;
+using canopy::RuntimeOptions;
+
+namespace {
+
+// Sets the variables for one test and removes them afterwards.
+class Env {
+ public:
+  Env(std::initializer_list<std::pair<const char*, const char*>> vars) {
+    for (const auto& [k, v] : vars) {
+      setenv(k, v, 1);
+      names_.push_back(k);
+    }
+  }
+  ~Env() {
+    for (const char* k : names_) unsetenv(k);
+  }
+
+ private:
+  std::vector<const char*> names_;
+};
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const canopy::Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST(RuntimeOptions, DefaultsWithoutVariables) {
+  const RuntimeOptions o = RuntimeOptions::from_env();
+  EXPECT_EQ(o.num_threads, 0);
+  EXPECT_EQ(o.bind, BindMode::Core);
+  EXPECT_EQ(o.policy, "");
+  EXPECT_FALSE(o.display_affinity);
+  EXPECT_FALSE(o.stats);
+}
+
+TEST(RuntimeOptions, ReadsEveryVariable) {
+  Env env{{"CANOPY_NUM_THREADS", " 7 "}, {"CANOPY_BIND", "PU"}, {"CANOPY_POLICY", "scatter"},
+          {"CANOPY_DISPLAY_AFFINITY", "true"}, {"CANOPY_STATS", "1"}};
+  const RuntimeOptions o = RuntimeOptions::from_env();
+  EXPECT_EQ(o.num_threads, 7);
+  EXPECT_EQ(o.bind, BindMode::PU);
+  EXPECT_EQ(o.policy, "scatter");
+  EXPECT_TRUE(o.display_affinity);
+  EXPECT_TRUE(o.stats);
+}
+
+TEST(RuntimeOptions, EmptyMeansUnset) {
+  Env env{{"CANOPY_NUM_THREADS", ""}, {"CANOPY_BIND", ""}};
+  EXPECT_EQ(RuntimeOptions::from_env().num_threads, 0);
+}
+
+TEST(RuntimeOptions, BadValuesNameTheVariable) {
+  struct Case {
+    const char* var;
+    const char* value;
+    const char* expect;
+  };
+  const Case cases[] = {
+      {"CANOPY_NUM_THREADS", "0", "CANOPY_NUM_THREADS='0'"},
+      {"CANOPY_NUM_THREADS", "-3", "CANOPY_NUM_THREADS='-3'"},
+      {"CANOPY_NUM_THREADS", "4x", "CANOPY_NUM_THREADS='4x'"},
+      {"CANOPY_NUM_THREADS", "99999999", "from 1 to"},
+      {"CANOPY_BIND", "socket", "CANOPY_BIND='socket': expected core, pu or none"},
+      {"CANOPY_POLICY", "nearest", "CANOPY_POLICY='nearest'"},
+      {"CANOPY_DISPLAY_AFFINITY", "maybe", "CANOPY_DISPLAY_AFFINITY='maybe'"},
+      {"CANOPY_STATS", "2", "CANOPY_STATS='2'"},
+  };
+  for (const Case& c : cases) {
+    Env env{{c.var, c.value}};
+    const std::string msg = error_of([] { RuntimeOptions::from_env(); });
+    EXPECT_NE(msg.find(c.expect), std::string::npos) << c.var << "=" << c.value << " gave: " << msg;
+    // A runtime built from the environment fails the same way.
+    EXPECT_NE(error_of([] { canopy::Runtime rt; }).find(c.var), std::string::npos);
+  }
+}
+
+TEST(RuntimeOptions, ParseBindMode) {
+  EXPECT_EQ(canopy::parse_bind_mode("core"), BindMode::Core);
+  EXPECT_EQ(canopy::parse_bind_mode("none"), BindMode::None);
+  EXPECT_THROW(canopy::parse_bind_mode("numa"), canopy::Error);
+  EXPECT_EQ(canopy::to_string(BindMode::PU), "pu");
+}
+
+TEST(RuntimePlacement, WorkersAreBoundWhereThePlacementSays) {
+  // On this machine, whatever its size: every worker thread runs bound to
+  // the CPUs of its placement, and worker 0 (the caller) too while inside.
+  const auto before = canopy::current_thread_binding();
+  for (BindMode mode : {BindMode::Core, BindMode::PU}) {
+    canopy::Runtime rt(canopy_test::options(2, mode));
+    std::vector<std::vector<int>> seen(2);
+    std::atomic<int> count{0};
+    rt.run([&] {
+      seen[0] = canopy::current_thread_binding();
+      // Keep spawning until the other worker ran one (it steals).
+      while (seen[1].empty() || count.load() < 1) {
+        canopy::TaskGroup g;
+        for (int i = 0; i < 16; ++i)
+          g.spawn([&] {
+            if (canopy::Runtime::this_worker_index() == 1 && count.fetch_add(1) == 0)
+              seen[1] = canopy::current_thread_binding();
+          });
+        g.wait();
+      }
+    });
+    for (int w = 0; w < 2; ++w) EXPECT_EQ(seen[w], rt.placement()[w].cpus) << "worker " << w;
+    if (mode == BindMode::PU) {
+      for (const auto& p : rt.placement()) EXPECT_EQ(p.cpus, std::vector<int>{p.pu_os});
+    }
+  }
+  // The caller's own binding is given back when the runtime ends.
+  EXPECT_EQ(canopy::current_thread_binding(), before);
+}
+
+TEST(RuntimePlacement, CompactOrderAndPolicies) {
+  const canopy::Topology& topo = canopy::process_topology();
+  canopy::Runtime compact(canopy_test::options(topo.num_cores()));
+  // One worker per core, in core order, on each core's first PU.
+  for (int i = 0; i < topo.num_cores(); ++i) {
+    EXPECT_EQ(compact.placement()[i].core, i);
+    EXPECT_EQ(compact.placement()[i].pu, topo.core(i).pus.front());
+  }
+  RuntimeOptions o = canopy_test::options(topo.num_cores());
+  o.policy = "scatter";
+  canopy::Runtime scattered(o);
+  std::vector<int> cores;
+  for (const auto& p : scattered.placement()) cores.push_back(p.core);
+  std::sort(cores.begin(), cores.end());
+  EXPECT_EQ(std::unique(cores.begin(), cores.end()), cores.end());  // one per core
+}
+
+TEST(RuntimePlacement, DisplayAffinityPrintsOneLinePerWorker) {
+  RuntimeOptions o = canopy_test::options(3);
+  o.display_affinity = true;
+  testing::internal::CaptureStderr();
+  { canopy::Runtime rt(o); }
+  const std::string out = testing::internal::GetCapturedStderr();
+  for (int w = 0; w < 3; ++w) EXPECT_NE(out.find("worker " + std::to_string(w) + " pu L#"), std::string::npos) << out;
+  EXPECT_NE(out.find("host "), std::string::npos);
+  EXPECT_NE(out.find("numa "), std::string::npos);
+}
+
+TEST(RuntimePlacement, StatsAtTheEnd) {
+  RuntimeOptions o = canopy_test::options(2);
+  o.stats = true;
+  testing::internal::CaptureStderr();
+  {
+    canopy::Runtime rt(o);
+    rt.run([] { canopy::parallel_for(0, 1000, [](std::int64_t) {}); });
+  }
+  const std::string out = testing::internal::GetCapturedStderr();
+  EXPECT_NE(out.find("canopy stats: 2 workers"), std::string::npos) << out;
+  EXPECT_NE(out.find("steals.remote"), std::string::npos);
+  EXPECT_NE(out.find("parked.ms"), std::string::npos);
+}
