@@ -126,13 +126,11 @@ void run_one(const Case& c, const std::string& regime, const Competitor& comp, c
     for (int r = 0; r < s.repeat; ++r) {
       PeakRss rss;
       if (r == 0) rss.start();
-      Watchdog dog(s.timeout, [&] {
-        json t = line;
-        t["status"] = "timeout";
-        t["valid"] = false;
-        t["error"] = fmt::format("run {} took longer than {} s", r + 1, s.timeout);
-        emit(t);
-      });
+      json t = line;
+      t["status"] = "timeout";
+      t["valid"] = false;
+      t["error"] = fmt::format("run {} took longer than {} s", r + 1, s.timeout);
+      Watchdog dog(s.timeout, t.dump() + "\n");
       const double w0 = wall_seconds(), c0 = process_cpu_seconds();
       std::vector<int> task_pu = comp.run(topo, m, pack, weights, &note);
       wall.push_back(wall_seconds() - w0);

@@ -3,6 +3,9 @@
 #include "measure.hpp"
 
 #include <malloc.h>
+#include <signal.h>
+#include <sys/time.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -59,26 +62,43 @@ long PeakRss::delta_kb() const {
   return hwm < 0 ? -1 : std::max(0L, hwm - baseline_kb_);
 }
 
-Watchdog::Watchdog(double seconds, std::function<void()> on_timeout) {
+namespace {
+// What the SIGALRM handler writes: prepared before the timer is armed, since
+// a signal handler may only call async-signal-safe functions (write, _exit).
+std::string g_timeout_message;
+
+extern "C" void on_alarm(int) {
+  const char* p = g_timeout_message.data();
+  size_t left = g_timeout_message.size();
+  while (left > 0) {
+    ssize_t n = write(STDOUT_FILENO, p, left);
+    if (n <= 0) break;
+    p += n;
+    left -= static_cast<size_t>(n);
+  }
+  _exit(3);
+}
+}  // namespace
+
+Watchdog::Watchdog(double seconds, std::string message) {
   if (seconds <= 0) return;
-  thread_ = std::thread([this, seconds, f = std::move(on_timeout)] {
-    std::unique_lock<std::mutex> lock(mu_);
-    if (!cv_.wait_for(lock, std::chrono::duration<double>(seconds), [this] { return done_; })) {
-      f();
-      std::fflush(stdout);
-      std::_Exit(3);
-    }
-  });
+  std::fflush(stdout);
+  g_timeout_message = std::move(message);
+  struct sigaction sa {};
+  sa.sa_handler = on_alarm;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGALRM, &sa, nullptr);
+  itimerval t{};
+  t.it_value.tv_sec = static_cast<time_t>(seconds);
+  t.it_value.tv_usec = static_cast<suseconds_t>((seconds - static_cast<double>(t.it_value.tv_sec)) * 1e6);
+  if (t.it_value.tv_sec == 0 && t.it_value.tv_usec == 0) t.it_value.tv_usec = 1;
+  armed_ = setitimer(ITIMER_REAL, &t, nullptr) == 0;
 }
 
 Watchdog::~Watchdog() {
-  if (!thread_.joinable()) return;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    done_ = true;
-  }
-  cv_.notify_one();
-  thread_.join();
+  if (!armed_) return;
+  itimerval off{};
+  setitimer(ITIMER_REAL, &off, nullptr);
 }
 
 }  // namespace canopy::bench

@@ -4,10 +4,7 @@
 // watchdog that ends the process when a run exceeds its time limit (so that
 // one slow mapper does not block the suite; run.py reruns what is left).
 #pragma once
-#include <condition_variable>
-#include <functional>
-#include <mutex>
-#include <thread>
+#include <string>
 #include <vector>
 
 namespace canopy::bench {
@@ -32,20 +29,19 @@ class PeakRss {
 // Reads a "Vm...:  N kB" field of /proc/self/status; -1 when absent.
 long proc_status_kb(const char* field);
 
-// Calls on_timeout() and ends the process with exit status 3 unless
-// destroyed within `seconds` (<= 0: never fires).
+// Writes `message` to stdout and ends the process with exit status 3 unless
+// destroyed within `seconds` (<= 0: never fires). A real-time interval timer
+// and SIGALRM, not a thread: nothing runs beside the timed mapper. One
+// watchdog at a time.
 class Watchdog {
  public:
-  Watchdog(double seconds, std::function<void()> on_timeout);
+  Watchdog(double seconds, std::string message);
   ~Watchdog();
   Watchdog(const Watchdog&) = delete;
   Watchdog& operator=(const Watchdog&) = delete;
 
  private:
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool done_ = false;
-  std::thread thread_;
+  bool armed_ = false;
 };
 
 }  // namespace canopy::bench

@@ -3,7 +3,7 @@
 
     run.py [--canopy BUILD] [--policies a,b] [--filter s1,s2] [--regime r]
            [--repeat N] [--jobs N] [--timeout S] [--json out.json] [--markdown]
-    run.py --scale [--timeout S] ...         # 5,000 and 131,072 tasks, one process per policy
+    run.py --scale [--timeout S] [--one-process] ...  # 5,000 and 131,072 tasks, a process per policy
     run.py --from-json out.json [--markdown] # the tables again, without running
 
 Generates the cases (gen_cases.py) into BUILD/bench-mapping when they are
@@ -172,7 +172,11 @@ def cost_of(rec):
     return rec["cost"]["weighted"]
 
 
-def analyse(records, reference):
+def time_of(rec, clock):
+    return rec.get("cpu_s") if clock == "cpu" else rec.get("time_s")
+
+
+def analyse(records, reference, clock="wall"):
     groups = {}
     for r in records:
         groups.setdefault((r["case"], r["regime"]), {})[r["policy"]] = r
@@ -192,7 +196,7 @@ def analyse(records, reference):
                 ratio = c / best if best > 0 else (1.0 if c == 0 else math.inf)
             else:
                 ratio = None
-            row["cells"][p] = {"ratio": ratio, "status": r.get("status"), "time_s": r.get("time_s"),
+            row["cells"][p] = {"ratio": ratio, "status": r.get("status"), "time_s": time_of(r, clock),
                                "rss_kb": r.get("peak_rss_delta_kb"), "cost": c}
         if reference in by and costs.get(reference) is not None:
             others = [c for p, c in costs.items() if p != reference and c is not None]
@@ -247,7 +251,7 @@ def cell_text(c):
     return f"{r:.3f} {fmt_time(c['time_s'])}" if r is not None else "-"
 
 
-def print_tables(policies, rows, summary, reference, markdown, out=sys.stdout):
+def print_tables(policies, rows, summary, reference, markdown, clock="wall", out=sys.stdout):
     has_ref = any("ref_vs_best_other" in r for r in rows)
     head = ["case", "regime", "best cost"] + policies + ([f"{reference}/best other"] if has_ref else [])
     table = [head]
@@ -257,7 +261,8 @@ def print_tables(policies, rows, summary, reference, markdown, out=sys.stdout):
         if has_ref:
             line.append(f"{r['ref_vs_best_other']:.3f}" if "ref_vs_best_other" in r else "-")
         table.append(line)
-    print("Weighted cost / best of all policies and Scotch (lower is better), with each policy's time\n", file=out)
+    print("Weighted cost / best of all policies and Scotch (lower is better), with each policy's "
+          f"{'CPU' if clock == 'cpu' else 'wall'} time (median)\n", file=out)
     print(render(table, markdown), file=out)
 
     print("\nSummary per regime: geometric mean of cost / best (cases where the policy is best or tied within "
@@ -340,10 +345,26 @@ def scale(args, bench):
     policies = list_policies(bench, args.policies, args.bench_arg)
     records = []
     for case in cases:
+        if args.one_process:
+            # Load the machine once for all policies (hwloc needs minutes for
+            # 131,072 PUs); memory is then only the in-process figure.
+            print(f"run.py: {case['name']} ...", file=sys.stderr, flush=True)
+            extra = ["--repeat", "1", "--scotch-strategy", args.scotch_strategy] + args.bench_arg
+            if args.timeout:
+                extra += ["--timeout", str(args.timeout)]
+            if args.weights:
+                extra += ["--weights", args.weights]
+            records += run_case(bench, manifest, case, policies, extra, None)
+            continue
         for p in policies:
             print(f"run.py: {case['name']} {p} ...", file=sys.stderr, flush=True)
             rec = run_scale_one(bench, manifest, case, p, args)
             records.append(rec)
+    print_scale_table(records, args.markdown, args.clock)
+    return records
+
+
+def print_scale_table(records, markdown, clock="wall"):
     best = {}
     for r in records:
         c = cost_of(r)
@@ -354,12 +375,11 @@ def scale(args, bench):
         c = cost_of(r)
         ratio = f"{c / best[r['case']]:.3f}" if c is not None and best.get(r["case"]) else "-"
         table.append([r["case"], r["policy"], r.get("status", "?"), ratio,
-                      fmt_time(r.get("time_s")) if r.get("status") == "ok" else "-",
+                      fmt_time(time_of(r, clock)) if r.get("status") == "ok" else "-",
                       fmt_mem(r.get("peak_rss_delta_kb")), fmt_mem(r.get("process_max_rss_kb"))])
-    print("Scale: each policy in its own process (time: the mapping alone; policy peak RSS: memory the mapping "
-          "added; process max RSS: includes loading the topology and the matrix)\n")
-    print(render(table, args.markdown))
-    return records
+    print("Scale: time is the mapping alone; policy peak RSS is the memory the mapping added; process max RSS "
+          "(one process per policy) also counts loading the topology and the matrix\n")
+    print(render(table, markdown))
 
 
 # ---------------------------------------------------------------- main
@@ -382,19 +402,26 @@ def main(argv=None):
     ap.add_argument("--weights", default="", help="cost weights per level, root first (default canopy's)")
     ap.add_argument("--scotch-strategy", default="quality", choices=["quality", "default", "speed", "balance"])
     ap.add_argument("--reference", default="canopy", help="policy compared with the best of the others")
+    ap.add_argument("--clock", choices=["wall", "cpu"], default="wall",
+                    help="time shown: wall (default) or the process's CPU time (steadier on a shared machine)")
     ap.add_argument("--json", metavar="FILE", help="write every result and the summary as JSON")
     ap.add_argument("--markdown", action="store_true", help="print markdown tables")
     ap.add_argument("--bench-arg", action="append", default=[], metavar="ARG",
                     help="pass ARG to canopy_mapping_bench (repeatable), e.g. --bench-arg=--self-test-sleep=5")
     ap.add_argument("--scale", action="store_true", help="the scale cases: 5,000 and 131,072 tasks")
+    ap.add_argument("--one-process", action="store_true",
+                    help="--scale: all policies of a case in one process (faster; no per-process max RSS)")
     ap.add_argument("--from-json", metavar="FILE", help="print the tables of an earlier --json file")
     args = ap.parse_args(argv)
 
     if args.from_json:
         with open(args.from_json) as f:
             data = json.load(f)
-        policies, rows, summary = analyse(data["records"], args.reference)
-        print_tables(policies, rows, summary, args.reference, args.markdown)
+        if data.get("scale"):
+            print_scale_table(data["records"], args.markdown, args.clock)
+            return 0
+        policies, rows, summary = analyse(data["records"], args.reference, args.clock)
+        print_tables(policies, rows, summary, args.reference, args.markdown, args.clock)
         return 0
 
     build = args.canopy if os.path.isabs(args.canopy) else os.path.join(os.getcwd(), args.canopy)
@@ -408,7 +435,7 @@ def main(argv=None):
         records = scale(args, bench)
         if args.json:
             with open(args.json, "w") as f:
-                json.dump({"command": command, "records": records}, f, indent=1)
+                json.dump({"command": command, "scale": True, "records": records}, f, indent=1)
         return 0
 
     manifest = args.manifest or ensure_cases(args.cases, "standard")
@@ -431,8 +458,8 @@ def main(argv=None):
                   file=sys.stderr, flush=True)
     print(file=sys.stderr)
 
-    policies_seen, rows, summary = analyse(records, args.reference)
-    print_tables(policies_seen, rows, summary, args.reference, args.markdown)
+    policies_seen, rows, summary = analyse(records, args.reference, args.clock)
+    print_tables(policies_seen, rows, summary, args.reference, args.markdown, args.clock)
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"command": command, "manifest": manifest, "records": records, "summary": summary}, f,
