@@ -1,0 +1,49 @@
+// The `canopy` policy's entry point: checks the slots, turns the CommMatrix
+// and the Topology into the algorithm's plain data (graph.hpp, tree.hpp) and
+// runs it (mapper.hpp).
+#include "mapping/canopy/canopy_policy.hpp"
+
+#include <fmt/format.h>
+
+#include <cstdint>
+
+#include "canopy/comm_matrix.hpp"
+#include "canopy/cost.hpp"
+#include "canopy/error.hpp"
+#include "canopy/topology.hpp"
+#include "mapping/canopy/mapper.hpp"
+
+namespace canopy::policy {
+
+std::vector<int> canopy(const Topology& topo, const CommMatrix& m, const MapOptions& opt, const Slots& slots) {
+  const int T = m.size();
+  const int P = topo.num_pus();
+  if (static_cast<int>(slots.capacity.size()) != P)
+    throw Error(fmt::format("policy 'canopy': {} slot capacities given, but topology '{}' has {} PUs",
+                            slots.capacity.size(), topo.source(), P));
+  std::int64_t total = 0;
+  for (int p = 0; p < P; ++p) {
+    if (slots.capacity[p] < 0)
+      throw Error(fmt::format("policy 'canopy': PU {} has a negative slot capacity ({})", p, slots.capacity[p]));
+    total += slots.capacity[p];
+  }
+  if (total != T)
+    throw Error(fmt::format("policy 'canopy': the slots hold {} tasks, but the matrix has {}", total, T));
+  if (T == 0) return {};
+
+  const std::vector<double> weights = resolve_weights(topo, opt.weights);
+
+  // The matrix's CSR as the algorithm's graph (one copy: O(edges)).
+  cmap::Graph g;
+  g.n = T;
+  g.xadj = m.row_ptr();
+  g.adj = m.cols();
+  g.ew = m.weights();
+  g.vw.assign(T, 1);
+  g.total_vw = T;
+
+  const cmap::Tree tree = cmap::build_tree(topo, slots.capacity);
+  return cmap::map_graph(g, tree, weights);
+}
+
+}  // namespace canopy::policy

@@ -1,0 +1,18 @@
+// The `canopy` mapping policy: canopy's own, registered in registry.cpp like
+// the published ones. See docs/policies/canopy.md for what it does and why.
+#pragma once
+#include <vector>
+
+#include "canopy/mapping.hpp"
+
+namespace canopy::policy {
+
+inline constexpr const char* kCanopyDescription =
+    "multilevel partitioning along the tree's levels with exact slot counts, refined on the weighted cost "
+    "(deterministic, numbering-independent, sparse)";
+
+// task -> logical PU, filling slots.capacity exactly. Throws canopy::Error
+// when the slots do not match the topology or the matrix.
+std::vector<int> canopy(const Topology& topo, const CommMatrix& m, const MapOptions& opt, const Slots& slots);
+
+}  // namespace canopy::policy

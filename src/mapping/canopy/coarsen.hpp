@@ -1,0 +1,19 @@
+// Coarsening for the multilevel bisection: heavy-edge matching and
+// contraction (the METIS/KaHIP scheme). A coarse vertex stands for the tasks
+// of the fine vertices matched into it; parallel edges add up.
+#pragma once
+#include <vector>
+
+#include "mapping/canopy/graph.hpp"
+
+namespace canopy::cmap {
+
+// One round of matching + contraction of `g` into `coarse`; cmap[v] is the
+// coarse vertex of fine vertex v. No coarse vertex weighs more than max_vw.
+// Vertices are visited in a seeded random order, each matched to the free
+// neighbour with the highest rating w(u,v)^2 / (vw(u) vw(v)), which prefers
+// heavy edges and keeps coarse vertices of similar weight. Returns false
+// (and leaves `coarse` unspecified) when the graph shrank by less than 10%.
+bool coarsen_once(const Graph& g, int max_vw, Rng& rng, Graph& coarse, std::vector<int>& cmap);
+
+}  // namespace canopy::cmap
