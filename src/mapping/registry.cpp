@@ -11,6 +11,7 @@
 
 #include "canopy/error.hpp"
 #include "canopy/mapping.hpp"
+#include "mapping/canopy/canopy_policy.hpp"
 #include "mapping/policies.hpp"
 
 namespace canopy {
@@ -34,6 +35,7 @@ const Builtin kBuiltins[] = {
      policy::eagermap},
     {"choicemap", "mutual-preference pairing as stable roommates, level by level (Soomro et al. 2018)",
      policy::choicemap},
+    {"canopy", policy::kCanopyDescription, policy::canopy},
 };
 
 std::mutex registry_mutex;
@@ -72,6 +74,6 @@ void register_policy(Policy p) {
   registry().push_back(std::move(p));
 }
 
-std::string default_policy() { return "treematch"; }
+std::string default_policy() { return "canopy"; }
 
 }  // namespace canopy
