@@ -2,6 +2,7 @@
 // GOMP_CPU_AFFINITY lists, Open MPI rankfiles, JSON, aligned tables and SVG
 // pictures. All OS indexes in these strings are the OS CPU numbers.
 #pragma once
+#include <iosfwd>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,14 @@ std::string omp_places(const Topology& topo, const Placement& p);
 std::string gomp_cpu_affinity(const Topology& topo, const Placement& p);
 // Open MPI rankfile, one line per task (rank).
 std::string rankfile(const Topology& topo, const Placement& p, const std::string& host = "localhost");
+
+// Reads the List format back: one OS CPU number per task, whitespace
+// separated, '#' starts a comment. Throws canopy::Error naming `name`, the
+// line and the token for junk or a CPU `topo` lacks, and when
+// `expected_tasks` >= 0 for a different count. Loads are not checked (an
+// oversubscribed placement can still be evaluated).
+Placement parse_placement_list(const Topology& topo, std::istream& in, const std::string& name,
+                               int expected_tasks = -1);
 
 // Topology as readable text (like lstopo), JSON, or an SVG picture.
 std::string topology_text(const Topology& topo);
