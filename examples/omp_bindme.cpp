@@ -22,7 +22,10 @@ namespace {
 
 std::string list(const int* v, size_t n) {
   std::string s;
-  for (size_t i = 0; i < n; ++i) s += (i ? "," : "") + std::to_string(v[i]);
+  for (size_t i = 0; i < n; ++i) {
+    if (i) s += ',';
+    s += std::to_string(v[i]);
+  }
   return s;
 }
 

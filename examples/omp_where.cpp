@@ -21,7 +21,10 @@ namespace {
 std::string cpu_list(const cpu_set_t& set) {
   std::string s;
   for (int c = 0; c < CPU_SETSIZE; ++c)
-    if (CPU_ISSET(c, &set)) s += (s.empty() ? "" : ",") + std::to_string(c);
+    if (CPU_ISSET(c, &set)) {
+      if (!s.empty()) s += ',';
+      s += std::to_string(c);
+    }
   return s.empty() ? "-" : s;
 }
 

@@ -55,7 +55,10 @@ typedef enum canopy_status {
   CANOPY_ENOBUFS = -6,  /* the caller's buffer is too small (the needed size was stored) */
   CANOPY_ENOSYS = -7,   /* not supported here (e.g. binding on a topology that is not this machine) */
   CANOPY_ESYSTEM = -8,  /* the operating system or hwloc refused (e.g. binding outside the allowed CPUs) */
-  CANOPY_EUNKNOWN = -9  /* an unexpected internal error */
+  CANOPY_EUNKNOWN = -9, /* an unexpected internal error */
+  /* Not a status: makes the enum int-sized in C and in C++, so that any int
+   * may be stored in it and given to canopy_strerror(). */
+  CANOPY_STATUS_MAX_ENUM_ = 0x7fffffff
 } canopy_status_t;
 
 /* A short, static description of a status ("invalid argument"); unknown
@@ -125,7 +128,10 @@ typedef enum canopy_matrix_format {
   CANOPY_MATRIX_FORMAT_AUTO = 0,      /* reading only: detect from header, extension and content */
   CANOPY_MATRIX_FORMAT_DENSE = 1,     /* whitespace- or comma-separated rows (TreeMatch, BindMe) */
   CANOPY_MATRIX_FORMAT_MATRIXMARKET = 2, /* MatrixMarket coordinate, general or symmetric */
-  CANOPY_MATRIX_FORMAT_EDGELIST = 3   /* lines "i j weight" */
+  CANOPY_MATRIX_FORMAT_EDGELIST = 3,  /* lines "i j weight" */
+  /* Not a format: any int passed from C stays a valid value that canopy can
+   * reject with CANOPY_EINVAL (in C++ an enum holds only its range). */
+  CANOPY_MATRIX_FORMAT_MAX_ENUM_ = 0x7fffffff
 } canopy_matrix_format_t;
 
 /* Bits of the `info` word the matrix constructors can return. */

@@ -104,6 +104,7 @@ const char* canopy_strerror(canopy_status_t status) {
     case CANOPY_ENOSYS: return "not supported";
     case CANOPY_ESYSTEM: return "the operating system or hwloc refused";
     case CANOPY_EUNKNOWN: return "unexpected internal error";
+    case CANOPY_STATUS_MAX_ENUM_: break;
   }
   return "unknown status";
 }

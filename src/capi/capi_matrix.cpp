@@ -25,6 +25,7 @@ MatrixFormat to_format(canopy_matrix_format_t f, bool allow_auto) {
     case CANOPY_MATRIX_FORMAT_DENSE: return MatrixFormat::Dense;
     case CANOPY_MATRIX_FORMAT_MATRIXMARKET: return MatrixFormat::MatrixMarket;
     case CANOPY_MATRIX_FORMAT_EDGELIST: return MatrixFormat::EdgeList;
+    case CANOPY_MATRIX_FORMAT_MAX_ENUM_: break;
   }
   fail(CANOPY_EINVAL, fmt::format("matrix format {} is not one of {}DENSE (1), MATRIXMARKET (2), EDGELIST (3)",
                                   static_cast<int>(f), allow_auto ? "AUTO (0), " : ""));

@@ -22,6 +22,8 @@ int main(void) {
   canopy_topology_t* topo = NULL;
   canopy_matrix_t* matrix = NULL;
   canopy_placement_t* placement = NULL;
+  canopy_placement_t* bad_placement = (canopy_placement_t*)&failures; /* must be reset to NULL */
+  canopy_topology_t* bad_topo = (canopy_topology_t*)&failures;
   canopy_edge_t edges[3];
   canopy_map_options_t options = {0};
   canopy_cost_t cost;
@@ -66,11 +68,12 @@ int main(void) {
 
   /* Errors: a status from the table, a message naming the call. */
   options.flags = 1u << 12;
-  CHECK(canopy_placement_create(&placement, topo, matrix, "compact", &options) == CANOPY_EINVAL);
+  CHECK(canopy_placement_create(&bad_placement, topo, matrix, "compact", &options) == CANOPY_EINVAL);
   CHECK(strstr(canopy_last_error(), "canopy_placement_create") != NULL);
   CHECK(strcmp(canopy_strerror(CANOPY_EINVAL), "invalid argument") == 0);
-  CHECK(placement == NULL);
-  CHECK(canopy_topology_create_from_synthetic(&topo, "pack:zero") == CANOPY_EPARSE);
+  CHECK(bad_placement == NULL);
+  CHECK(canopy_topology_create_from_synthetic(&bad_topo, "pack:zero") == CANOPY_EPARSE);
+  CHECK(bad_topo == NULL);
   CHECK(canopy_topology_num_pus(NULL, &n) == CANOPY_EINVAL);
 
   canopy_placement_destroy(placement);
