@@ -26,11 +26,13 @@ class CommMatrix {
   CommMatrix() = default;
   // n tasks, no communication.
   explicit CommMatrix(int n);
-  // From edges (i, j, w). Entries for (i, j) and (j, i) add up: an asymmetric
-  // input becomes C + Cᵀ, the total traffic between i and j. Self-edges are
-  // dropped. Throws canopy::Error on an out-of-range index or a negative,
-  // NaN or infinite weight. `symmetrized` (optional) is set when some pair
-  // had different weights in its two directions.
+  // From edges (i, j, w), the entries of a matrix C (repeated entries add
+  // up). A symmetric C is taken as is; otherwise the result is C + Cᵀ, the
+  // total traffic between i and j. A triangular C (each pair given in one
+  // direction only, as in an edge list) thus gives back its values. Self-edges
+  // and zero weights are dropped. Throws canopy::Error on an out-of-range
+  // index or a negative, NaN or infinite weight. `symmetrized` (optional) is
+  // set when C was asymmetric and some pair's two directions were added.
   static CommMatrix from_edges(int n, const std::vector<Edge>& edges, bool* symmetrized = nullptr);
   // From a dense row-major n×n matrix (same rules).
   static CommMatrix from_dense(const std::vector<std::vector<double>>& rows, bool* symmetrized = nullptr);
@@ -70,16 +72,20 @@ struct MatrixReadInfo {
   bool had_diagonal = false;                 // non-zero diagonal entries were ignored
 };
 
-// Read a matrix file. Auto detects: "%%MatrixMarket" header -> MatrixMarket;
-// lines of exactly 3 fields where the first two are integers and the file
-// has a "# edges" header or a .edges/.el extension -> edge list; otherwise
-// dense rows (whitespace or comma separated). Every error names the file,
-// the line and what was expected.
+// Read a matrix file. Auto detects: a first line starting "%%MatrixMarket"
+// or a .mtx extension -> MatrixMarket; a .edges/.el/.edgelist extension, or
+// a comment line before the first data line whose first word is "edges" or
+// "tasks" ("# edges: i j weight", "# tasks 100") -> edge list; otherwise
+// dense rows (whitespace or comma separated, '#' comments). Every error names
+// the file, the line and what was expected.
 CommMatrix read_matrix(const std::string& path, MatrixFormat format = MatrixFormat::Auto,
                        MatrixReadInfo* info = nullptr);
 // The same from a stream; `name` is used in error messages.
 CommMatrix read_matrix(std::istream& in, const std::string& name, MatrixFormat format = MatrixFormat::Auto,
                        MatrixReadInfo* info = nullptr);
+// Writes what read_matrix reads back as the same matrix (MatrixMarket as a
+// symmetric lower triangle, edge lists with a "# tasks N" line). Auto: dense
+// for a stream; for a path, chosen by extension as read_matrix detects it.
 void write_matrix(std::ostream& out, const CommMatrix& m, MatrixFormat format);
 void write_matrix(const std::string& path, const CommMatrix& m, MatrixFormat format);
 // Parse a format name ("dense", "mm"/"matrixmarket", "edges"/"edgelist", "auto").

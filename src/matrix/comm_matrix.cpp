@@ -45,13 +45,16 @@ Csr assemble(int n, ForEach&& for_each) {
   for (int i = 0; i < n; ++i) c.ptr[i + 1] += c.ptr[i];
   c.col.resize(static_cast<std::size_t>(c.ptr[n]));
   c.val.resize(c.col.size());
-  std::vector<std::int64_t> fill(c.ptr.begin(), c.ptr.end() - 1);
+  // ptr[i] serves as row i's fill cursor (no second n-sized array: for a
+  // huge sparse matrix the offsets are most of the memory); once filled,
+  // ptr[i] is the start of row i + 1, so the offsets shift back by one.
   for_each([&](int i, int j, double w) {
-    auto k = fill[i]++;
+    auto k = c.ptr[i]++;
     c.col[k] = j;
     c.val[k] = w;
   });
-  fill = {};
+  for (int i = n; i > 0; --i) c.ptr[i] = c.ptr[i - 1];
+  c.ptr[0] = 0;
 
   std::vector<std::pair<int, double>> row;
   std::int64_t out = 0;

@@ -33,17 +33,19 @@ std::string comment_keyword(std::string_view line) {
 MatrixFormat detect(LineReader& r) {
   const std::string& name = r.name();
   if (has_extension(name, ".mtx")) return MatrixFormat::MatrixMarket;
-  if (has_extension(name, ".edges") || has_extension(name, ".el") || has_extension(name, ".edgelist"))
-    return MatrixFormat::EdgeList;
-  // Look at the lines before the first data line, then replay them.
+  // Look at the lines before the first data line, then replay them. The
+  // MatrixMarket banner wins over the other extensions.
   r.record();
   MatrixFormat f = MatrixFormat::Dense;
+  if (has_extension(name, ".edges") || has_extension(name, ".el") || has_extension(name, ".edgelist"))
+    f = MatrixFormat::EdgeList;
   std::string_view line;
   for (bool first = true; r.next(line); first = false) {
     if (first && line.size() >= 14 && matrix_detail::iequals(line.substr(0, 14), "%%MatrixMarket")) {
       f = MatrixFormat::MatrixMarket;
       break;
     }
+    if (f == MatrixFormat::EdgeList) break;
     std::string_view t = matrix_detail::trim(line);
     if (t.empty()) continue;
     if (t.front() != '#') break;

@@ -48,6 +48,8 @@ TEST(MatrixFormat, AutoDetection) {
   read_text("0 1 1\n", MatrixFormat::Auto, &info, "x.el");
   EXPECT_EQ(info.format, MatrixFormat::EdgeList);
   EXPECT_THROW(read_text("0 1\n1 0\n", MatrixFormat::Auto, &info, "x.MTX"), Error);
+  read_text("%%MatrixMarket matrix coordinate real general\n2 2 1\n1 2 1\n", MatrixFormat::Auto, &info, "x.edges");
+  EXPECT_EQ(info.format, MatrixFormat::MatrixMarket);
   // The lines read while detecting are replayed: line numbers stay right.
   std::string msg = canopy::test::read_error("# c\n\n0 1\n1 -1\n", MatrixFormat::Auto);
   EXPECT_EQ(msg.rfind("bad.txt:4: negative entry", 0), 0u) << msg;
