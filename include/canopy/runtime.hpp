@@ -227,7 +227,7 @@ class TaskGroup {
     return detail::enter_runtime(rt, &prev_);
   }
   void init(detail::Worker* w) {
-    g_.owner = w;
+    g_.set_owner(w);
     g_.base = w->deque.bottom();
   }
   // Runs the group's tasks nobody stole (newest first), then waits for the
@@ -257,7 +257,7 @@ class TaskGroup {
   }
   template <class F>
   void spawn_foreign(detail::Worker* w, F&& f) {
-    if (!w || w->rt != g_.owner->rt) detail::throw_wrong_thread("TaskGroup::spawn");
+    if (!w || w->rt != g_.owner_shared->rt) detail::throw_wrong_thread("TaskGroup::spawn");
     g_.remote.fetch_sub(1, std::memory_order_relaxed);
     detail::push_task(w, detail::new_task<true>(w, &g_, std::forward<F>(f)));
   }

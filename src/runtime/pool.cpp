@@ -40,12 +40,35 @@ void* TaskPool::refill(int cls) {
   return first;
 }
 
-void TaskPool::free_remote(void* p, int cls) {
+void TaskPool::defer_remote(TaskPool* owner, void* p, int cls) {
+  Deferred& d = deferred_[cls];
+  if (d.owner != owner) {
+    flush_deferred(cls);
+    d.owner = owner;
+  }
   auto* b = static_cast<FreeBlock*>(p);
-  FreeBlock* head = remote_[cls].load(std::memory_order_relaxed);
+  b->next = d.head;
+  d.head = b;
+  if (!d.tail) d.tail = b;
+  if (++d.count == kDeferredBatch) flush_deferred(cls);
+}
+
+void TaskPool::flush_deferred(int cls) {
+  Deferred& d = deferred_[cls];
+  if (d.count) d.owner->give_back(d.head, d.tail, cls);
+  d = Deferred{};
+}
+
+void TaskPool::flush_remote() {
+  flush_deferred(0);
+  flush_deferred(1);
+}
+
+void TaskPool::give_back(FreeBlock* head, FreeBlock* tail, int cls) {
+  FreeBlock* old = remote_[cls].load(std::memory_order_relaxed);
   do {
-    b->next = head;
-  } while (!remote_[cls].compare_exchange_weak(head, b, std::memory_order_release, std::memory_order_relaxed));
+    tail->next = old;
+  } while (!remote_[cls].compare_exchange_weak(old, head, std::memory_order_release, std::memory_order_relaxed));
 }
 
 }  // namespace canopy::detail

@@ -142,6 +142,7 @@ Worker* enter_runtime(RuntimeCore* rt, Worker** prev) {
 
 void leave_runtime(Worker* slot, Worker* prev) noexcept {
   RuntimeCore* rt = slot->rt;
+  slot->pool.flush_remote();
   tls_worker = prev;
   if (slot->index >= rt->num_workers) rt->extras_held.fetch_sub(1, std::memory_order_relaxed);
   slot->held.store(0, std::memory_order_release);

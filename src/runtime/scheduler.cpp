@@ -152,6 +152,7 @@ Task* find_work(Worker* w) {
     // Leave `searching` before registering: a pusher that still counts us
     // as searching relies on this re-check (see notifier.hpp).
     nt.searching().fetch_sub(1, std::memory_order_seq_cst);
+    w->pool.flush_remote();  // blocks of stolen tasks go home before we sleep
     const std::uint32_t epoch = nt.prepare_wait(w);
     if (rt->stopping.load(std::memory_order_seq_cst) || any_work_visible(rt, w)) {
       nt.cancel_wait(w);
@@ -183,6 +184,7 @@ void worker_main(Worker* w) {
     if (!t) break;
     execute(w, t);
   }
+  w->pool.flush_remote();
   tls_worker = nullptr;
 }
 
@@ -210,6 +212,7 @@ void wait_slow(Worker* w, Group* g) {
     }
     // Park until a thief completes a task of g (complete_remote wakes us),
     // or work appears. The seq_cst load pairs with complete_remote.
+    w->pool.flush_remote();
     const std::uint32_t epoch = nt.prepare_wait(w);
     if (g->pending == g->remote.load(std::memory_order_seq_cst) || any_work_visible(rt, w)) {
       nt.cancel_wait(w);
@@ -240,7 +243,7 @@ void invoke_unwind(Worker* w, Task* t, std::int64_t base) noexcept {
 }
 
 void complete_remote(Group* g) {
-  Worker* owner = g->owner;  // g may be gone once the increment is visible
+  Worker* owner = g->owner_shared;  // g may be gone once the increment is visible
   g->remote.fetch_add(1, std::memory_order_seq_cst);
   if (owner->parked.load(std::memory_order_seq_cst) != 0) owner->rt->notifier.wake(owner);
 }

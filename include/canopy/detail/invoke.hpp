@@ -21,7 +21,7 @@ template <class F1, class F2>
 [[gnu::always_inline]] inline void invoke_on(Worker* w, F1& f1, F2& f2) {
   InvokeTask<F1> t;
   Group& g = t.own;
-  g.owner = w;
+  g.set_owner(w);
   g.pending = 1;
   t.run = &run_invoke_task<F1>;
   t.group = &g;

@@ -7,7 +7,9 @@
 // owner allocates and frees with plain loads and stores; a block freed by
 // another worker (a stolen task) goes back to its owner through a lock-free
 // stack the owner takes whole when its own list runs dry (the scheme of
-// oneTBB's small-object pool and mimalloc's thread-free lists).
+// oneTBB's small-object pool and mimalloc's thread-free lists). A thief
+// gives blocks back in chains of up to 64 per CAS, so that stealing many
+// small tasks does not bounce the owner's list on every one.
 #pragma once
 #include <atomic>
 #include <cstddef>
@@ -73,7 +75,9 @@ class TaskPool {
     }
     return refill(cls);
   }
-  // Any thread: the block goes to the free list of the pool that owns it.
+  // The owner of this pool frees a block, whichever pool it came from: its
+  // own go to its free list; another pool's are chained per owner and given
+  // back in one CAS every kDeferredBatch blocks, or at flush_remote().
   void free(void* p, int cls) {
     SlabHeader* s = reinterpret_cast<SlabHeader*>(reinterpret_cast<std::uintptr_t>(p) & ~(kSlabBytes - 1));
     if (s->owner == this) [[likely]] {
@@ -81,7 +85,7 @@ class TaskPool {
       b->next = free_[cls];
       free_[cls] = b;
     } else {
-      s->owner->free_remote(p, cls);
+      defer_remote(s->owner, p, cls);
     }
   }
   // free(), then returns `r`: lets a caller end with a tail call, so that
@@ -95,17 +99,24 @@ class TaskPool {
       free_[cls] = b;
       return r;
     }
-    return s->owner->free_remote_and_return(p, cls, r);
+    return defer_remote_and_return(s->owner, p, cls, r);
   }
+  // Gives the blocks of other pools freed here back to their owners (before
+  // a worker parks or a thread leaves the runtime).
+  void flush_remote();
   // Blocks currently carved out of slabs (for tests: a leak shows as growth).
   std::size_t slab_count() const { return slabs_; }
 
  private:
+  static constexpr int kDeferredBatch = 64;
   void* refill(int cls);
-  void free_remote(void* p, int cls);
+  void defer_remote(TaskPool* owner, void* p, int cls);
+  void flush_deferred(int cls);
+  // Another pool's thread gives back a chain of blocks (head .. tail).
+  void give_back(FreeBlock* head, FreeBlock* tail, int cls);
   template <class R>
-  [[gnu::noinline]] R free_remote_and_return(void* p, int cls, R r) {
-    free_remote(p, cls);
+  [[gnu::noinline]] R defer_remote_and_return(TaskPool* owner, void* p, int cls, R r) {
+    defer_remote(owner, p, cls);
     return r;
   }
 
@@ -113,6 +124,13 @@ class TaskPool {
   FreeBlock* free_[2] = {nullptr, nullptr};
   char* bump_[2] = {nullptr, nullptr};      // the current slab's blocks not handed out yet
   char* bump_end_[2] = {nullptr, nullptr};
+  struct Deferred {
+    TaskPool* owner = nullptr;
+    FreeBlock* head = nullptr;
+    FreeBlock* tail = nullptr;
+    int count = 0;
+  };
+  Deferred deferred_[2];  // blocks of another pool, freed here, not given back yet
   SlabHeader* slab_list_ = nullptr;
   std::size_t slabs_ = 0;
   // Written by other workers (remote frees); on its own cache line.

@@ -90,14 +90,24 @@ struct ErrorBox {
 };
 
 struct Group {
-  Worker* owner = nullptr;
+  // ---- written by the owner (on every spawn): one cache line ----
+  Worker* owner = nullptr;  // the owner's copy, for its own checks
   std::int64_t base = 0;
   std::int64_t pending = 0;
+  // What other workers touch is kept 64 bytes away from `pending`, so on
+  // another cache line whatever the group's alignment: a thief's
+  // completion must not bounce the line the owner writes on every spawn.
+  char pad_[64 - sizeof(std::int64_t)];
+  // ---- read and written by other workers ----
+  Worker* owner_shared = nullptr;  // the same owner, for thieves
   std::atomic<std::int64_t> remote{0};
-  // The first exception a task threw (set once, by CAS); non-null also
-  // means "cancelled": tasks of the group that have not started are skipped.
+  // The first exception a task threw (set once, by CAS).
   std::atomic<ErrorBox*> error{nullptr};
 
+  void set_owner(Worker* w) {
+    owner = w;
+    owner_shared = w;
+  }
   bool complete() const { return pending == remote.load(std::memory_order_acquire); }
 };
 
@@ -122,7 +132,7 @@ inline void push_task_at(Worker* w, std::int64_t b, Task* t) {
 
 // Counts a task its group's owner spawned, which just ended on worker w.
 inline void count_done(Group* g, Worker* w) {
-  if (g->owner == w) [[likely]]
+  if (g->owner_shared == w) [[likely]]
     --g->pending;
   else
     complete_remote(g);
