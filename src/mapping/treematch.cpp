@@ -30,7 +30,7 @@ using grouping::Graph;
 using grouping::Problem;
 
 // Candidate groups listed in full when there are at most this many.
-constexpr double kExhaustive = 20000;
+constexpr double kExhaustive = 2000;
 
 struct Candidates {
   std::vector<double> value;
