@@ -105,6 +105,9 @@ TEST_P(BadInput, ExitsTwoWithOneLineNamingTheProblem) {
   }
 }
 
+// gtest prints a failing case by name rather than as raw bytes.
+void PrintTo(const BadCase& c, std::ostream* os) { *os << c.name; }
+
 std::string case_name(const ::testing::TestParamInfo<BadCase>& info) { return info.param.name; }
 
 INSTANTIATE_TEST_SUITE_P(Cli, BadInput, ::testing::ValuesIn(cases()), case_name);

@@ -64,6 +64,9 @@ std::vector<GoldenCase> cases() {
         "rankfile"}},
       {"map_helpers_two_socket.txt",
        {"map", "--input", kTwoSocket, "--tasks", "6", "--policy", "compact", "--helpers", "smt"}},
+      {"map_helpers_two_socket.svg",
+       {"map", "--input", kTwoSocket, "--tasks", "6", "--policy", "compact", "--helpers", "smt", "--of", "list", "-o",
+        "/dev/null", "--svg", "-"}},
       {"map_tasks_oversubscribed.txt", {"map", "--input", "pack:2 core:2 pu:1", "--tasks", "6", "--policy",
                                         "compact"}},
       {"map_weights_small.txt",
@@ -88,6 +91,9 @@ TEST_P(Golden, OutputMatchesGoldenFile) {
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(check_golden(c.name, r.out), "");
 }
+
+// gtest prints a failing case by name rather than as raw bytes.
+void PrintTo(const GoldenCase& c, std::ostream* os) { *os << c.name; }
 
 std::string case_name(const ::testing::TestParamInfo<GoldenCase>& info) {
   std::string s = info.param.name;
