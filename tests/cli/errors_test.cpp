@@ -35,6 +35,8 @@ std::vector<BadCase> cases() {
       {"infinite", {"matrix", "--matrix", "cli/inf.txt"}, {"cli/inf.txt:1", "infinite"}},
       {"non_square", {"matrix", "--matrix", "cli/nonsquare.txt"}, {"cli/nonsquare.txt", "non-square"}},
       {"lying_header", {"matrix", "--matrix", "cli/lying.mtx"}, {"cli/lying.mtx", "header", "3"}},
+      {"huge_matrix", {"matrix", "--matrix", "cli/huge.mtx"}, {"cli/huge.mtx:2", "too many tasks"}},
+      {"huge_task_count", {"map", "--input", kSmall, "--tasks", "100000000"}, {"--tasks", "100000000"}, "", true},
       {"missing_matrix", {"matrix", "--matrix", "cli/missing.txt"}, {"cli/missing.txt"}},
       {"matrix_in_map", {"map", "--input", kSmall, "--matrix", "cli/ragged.txt", "--policy", "compact"},
        {"cli/ragged.txt:2"}},
