@@ -8,14 +8,14 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 data="$here/data/matrices"
 out="$here/build/demo"
 mkdir -p "$out"
-big="pack:12 core:8 pu:2"   # SMP12E5-like: 12 NUMA nodes (one per package) x 8 cores x 2 PUs
+big="pack:12 numa:1 core:8 pu:2"   # SMP12E5-like: 12 packages of one NUMA node x 8 cores x 2 PUs
 section() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 
 section "1. This machine (the PUs this process may use)"
 "$canopy" topology
 
 section "2. A bigger machine: '$big' (synthetic)"
-"$canopy" topology --input "$big" | head -n 12
+"$canopy" topology --input "$big" | head -n 16
 "$canopy" topology --input "$big" --of svg -o "$out/smp12.svg"
 echo "(picture: $out/smp12.svg)"
 
@@ -29,11 +29,11 @@ section "4. Every policy on it, on '$big': cost table"
 "$canopy" compare --input "$big" --matrix "$matrix"
 
 section "5. The chosen placement"
-"$canopy" map --input "$big" --matrix "$matrix" --svg "$out/placement.svg" --of table | head -n 12
+"$canopy" map --input "$big" --matrix "$matrix" --svg "$out/placement.svg" --of table | head -n 16
 echo "...   (picture: $out/placement.svg)"
 
-section "6. Fewer tasks than PUs: a 26-task pipeline, spread (default) and packed"
-pipe="$data/pipeline_26.mtx"
+section "6. Fewer tasks than PUs: a 28-task pipeline, spread (default) and packed"
+pipe="$data/pipeline_28.mtx"
 "$canopy" map --input "$big" --matrix "$pipe" --of omp-places
 "$canopy" map --input "$big" --matrix "$pipe" --pack --of omp-places
 
