@@ -88,9 +88,9 @@ std::string matrix_svg(const CommMatrix& m, int max_cells) {
                  "<text x=\"{0}\" y=\"{2}\" font-family=\"sans-serif\" font-size=\"12\">{3:.3g}</text>\n"
                  "<text x=\"{4}\" y=\"{2}\" font-family=\"sans-serif\" font-size=\"12\" "
                  "text-anchor=\"end\">{5:.3g}</text>\n"
-                 "<text x=\"{6}\" y=\"{7}\" font-family=\"sans-serif\" font-size=\"12\">log scale; white = no "
+                 "<text x=\"{6}\" y=\"{7}\" font-family=\"sans-serif\" font-size=\"12\">log scale{8}; white = no "
                  "traffic</text>\n</svg>\n",
-                 margin, ly, ly + 28, lo, margin + 200, hi, margin + 215, ly + 11);
+                 margin, ly, ly + 28, lo, margin + 200, hi, margin + 215, ly + 11, bin > 1 ? " of the sum per cell" : "");
   return fmt::to_string(s);
 }
 

@@ -50,6 +50,7 @@ TEST(MatrixSvg, BinsLargeMatrices) {
   EXPECT_GE(cells, 256);
   EXPECT_LE(cells, 3 * 256);
   EXPECT_LT(svg.size(), 100000u);
+  EXPECT_NE(svg.find("log scale of the sum per cell"), std::string::npos);
   EXPECT_THROW(matrix_svg(m, 0), Error);
 }
 
