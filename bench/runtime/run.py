@@ -24,6 +24,7 @@ PROBLEMS = {
     "fib": (["canopy-invoke", "canopy-group", "tbb", "gomp", "libomp", "sequential"], None, 15),
     "epcc": (["canopy", "tbb", "gomp", "libomp"], None, 200),
     "jacobi": (["canopy", "tbb", "gomp", "libomp"], None, 64),
+    "wake": (["canopy"], None, 5),
 }
 OMP_ENV = {"OMP_PROC_BIND": "close", "OMP_PLACES": "cores"}
 LINE = re.compile(r"RESULT bench=(\S+) impl=(\S+) threads=(\d+) rep=(\d+) seconds=(\S+) count=(\S+) unit=(\S+)")
@@ -66,6 +67,8 @@ def collect(args):
                 continue
             for t in args.threads:
                 if impl == "sequential" and t != 1:
+                    continue
+                if problem == "wake" and t < 2:
                     continue
                 cmd = [exe, "-t", str(t), "-r", "1"]
                 if args.smoke:
@@ -171,6 +174,11 @@ def report(results, args):
         rows.append(row)
     table("2D Jacobi 512x512, ms per sweep (ratio: peer / canopy-affinity)",
           ["impl"] + [x for t in ts for x in (f"{t}T ms", f"{t}T ratio")], rows, args.markdown)
+    # Wake-up latency of a parked worker.
+    rows = [["canopy", fmt(median(results, "wake", "canopy", t), 1e6)] for t in ts if t >= 2]
+    if rows and rows[0][1] != "-":
+        table("wake-up of a parked worker, µs (median over rounds of the mean of 200 wake-ups)",
+              ["impl", "µs"], rows[:1], args.markdown)
 
 
 def bench_count(args):

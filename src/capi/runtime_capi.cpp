@@ -4,6 +4,7 @@
 // message for canopy_last_error().
 #include <fmt/format.h>
 
+#include <cstring>
 #include <memory>
 
 #include "canopy/mapping.hpp"
@@ -30,11 +31,16 @@ RuntimeOptions from_c(const canopy_runtime_options_t& c) {
   RuntimeOptions o;
   if (c.num_threads < 0) fail(CANOPY_EINVAL, fmt::format("num_threads = {}: expected 0 (one per core) or more", c.num_threads));
   o.num_threads = c.num_threads;
-  switch (c.bind) {
+  // Read as an int: a C caller may store any value in the enum, and loading
+  // an out-of-range enum is undefined in C++.
+  int bind = 0;
+  static_assert(sizeof bind == sizeof c.bind);
+  std::memcpy(&bind, &c.bind, sizeof bind);
+  switch (bind) {
     case CANOPY_BIND_CORE: o.bind = BindMode::Core; break;
     case CANOPY_BIND_PU: o.bind = BindMode::PU; break;
     case CANOPY_BIND_NONE: o.bind = BindMode::None; break;
-    default: fail(CANOPY_EINVAL, fmt::format("bind = {}: expected CANOPY_BIND_CORE, _PU or _NONE", static_cast<int>(c.bind)));
+    default: fail(CANOPY_EINVAL, fmt::format("bind = {}: expected CANOPY_BIND_CORE, _PU or _NONE", bind));
   }
   check_flags(c.flags, CANOPY_RUNTIME_ALL_FLAGS);
   if (c.policy && *c.policy) {

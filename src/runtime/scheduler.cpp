@@ -198,7 +198,7 @@ void wait_slow(Worker* w, Group* g) {
       bool contended = false;
       // Tasks pushed above our group's base while we helped (foreign
       // spawns of tasks we ran) first, then mail, then victims.
-      Task* t = w->deque.bottom() > g->base ? w->deque.pop() : nullptr;
+      Task* t = w->deque.has_above(g->base) ? w->deque.pop() : nullptr;
       if (!t) t = take_mail(w);
       if (!t) t = steal_round(w, &contended);
       if (t) {

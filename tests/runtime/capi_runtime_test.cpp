@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -131,7 +132,8 @@ TEST(CapiRuntimeOptions, BadOptionsAreRejected) {
   EXPECT_EQ(canopy_runtime_create(&rt, &o), CANOPY_EINVAL);
   EXPECT_EQ(rt, nullptr);
   o = {};
-  o.bind = static_cast<canopy_bind_t>(9);
+  const int bad_bind = 9;  // what a C caller can store in the enum
+  std::memcpy(&o.bind, &bad_bind, sizeof bad_bind);
   EXPECT_EQ(canopy_runtime_create(&rt, &o), CANOPY_EINVAL);
   o = {};
   o.num_threads = -2;

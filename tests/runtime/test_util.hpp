@@ -1,16 +1,21 @@
 // Shared helpers of the runtime tests: the worker counts every runtime test
-// runs with (1, 2, and more workers than this machine has cores would give
-// by default: 5), and a scale factor that keeps stress tests short under
-// sanitizers.
+// runs with (1, 2, and more workers than the machine has CPUs: at least 5),
+// and a scale factor that keeps stress tests short under sanitizers.
 #pragma once
+#include <algorithm>
 #include <cstdint>
+#include <thread>
+#include <vector>
 #include <string>
 
 #include "canopy/runtime.hpp"
 
 namespace canopy_test {
 
-inline constexpr int kWorkerCounts[] = {1, 2, 5};
+// 1, 2, and more workers than CPUs (workers then share PUs and are
+// preempted in the middle of the protocols, which is the point).
+inline const std::vector<int> kWorkerCounts = {
+    1, 2, std::max(5, static_cast<int>(std::thread::hardware_concurrency()) + 1)};
 
 // Stress sizes are divided by this under sanitizers (10^7 tasks become 10^5).
 #if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)

@@ -90,6 +90,12 @@ class Deque {
 
   // The owner's view of bottom (groups remember it to know their tasks).
   std::int64_t bottom() const { return bottom_.load(std::memory_order_relaxed); }
+  // Whether the deque seems to hold tasks pushed at or after index `base`
+  // (a hint for the owner: a pop may still find none).
+  bool has_above(std::int64_t base) const {
+    const std::int64_t b = bottom_.load(std::memory_order_relaxed);
+    return b > base && b > top_.load(std::memory_order_relaxed);
+  }
 
   // ---- any thread ----
   Stolen steal() {

@@ -27,6 +27,7 @@ template <class F1, class F2>
   t.group = &g;
   t.fn = &f1;
   const std::int64_t base = w->deque.bottom();
+  g.base = base;  // if f1 is stolen, the wait helps only with what is above
   push_task_at(w, base, &t);
   try {
     f2();
