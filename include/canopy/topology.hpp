@@ -146,9 +146,12 @@ class Topology {
   std::vector<NumaInfo> numa_;
   std::vector<std::vector<std::uint64_t>> numa_distances_;
   std::vector<std::vector<int>> ancestors_;  // per PU: node id at each level, root first
+  std::vector<int> pu_of_os_;                 // OS index -> logical PU (-1 absent)
 };
 
-// Limits that keep a typo from allocating the machine away.
-inline constexpr int kMaxPUs = 1 << 22;
+// Limit that keeps a typo from allocating the machine away. hwloc's time to
+// build a topology grows quadratically with its PUs (about 1 minute for a
+// 131,072-PU synthetic machine), so this is also where waiting stops making sense.
+inline constexpr int kMaxPUs = 1 << 18;
 
 }  // namespace canopy

@@ -31,22 +31,34 @@ std::string type_name(hwloc_obj_t o) {
 }
 
 // Synthetic strings are checked before hwloc sees them so that
-// "pack:100000 core:100000" is an error, not an attempt to allocate 10^10 PUs.
+// "pack:100000 core:100000" (or the bare-number form "100000 100000") is an
+// error, not an attempt to build 10^10 PUs. Each level token is "type:N",
+// "N", or a type alone (arity 1); "[...]" attached memory and "(...)"
+// attributes carry no arity.
 void check_synthetic_size(const std::string& desc) {
   double total = 1;
-  size_t pos = 0;
-  bool any = false;
-  while ((pos = desc.find(':', pos)) != std::string::npos) {
-    ++pos;
-    size_t end = pos;
-    while (end < desc.size() && std::isdigit(static_cast<unsigned char>(desc[end]))) ++end;
-    if (end == pos) continue;
-    // "[numa]" attached-memory syntax and "(...)" attributes carry no arity.
-    double arity = std::strtod(desc.substr(pos, end - pos).c_str(), nullptr);
-    total *= arity;
-    any = true;
+  std::string token;
+  int depth_paren = 0, depth_bracket = 0;
+  auto level_done = [&] {
+    if (token.empty()) return;
+    size_t colon = token.rfind(':');
+    std::string num = colon == std::string::npos ? token : token.substr(colon + 1);
+    bool digits = !num.empty() && std::all_of(num.begin(), num.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+    if (digits) total *= std::strtod(num.c_str(), nullptr);
+    token.clear();
+  };
+  for (char c : desc) {
+    if (c == '(') ++depth_paren;
+    else if (c == ')') depth_paren = std::max(0, depth_paren - 1);
+    else if (c == '[') ++depth_bracket;
+    else if (c == ']') depth_bracket = std::max(0, depth_bracket - 1);
+    else if (depth_paren == 0 && depth_bracket == 0) {
+      if (std::isspace(static_cast<unsigned char>(c))) level_done();
+      else token += c;
+    }
   }
-  if (any && total > kMaxPUs)
+  level_done();
+  if (total > kMaxPUs)
     throw Error(fmt::format("synthetic topology '{}': {:.0f} PUs is more than the limit of {}", desc, total,
                             kMaxPUs));
 }
@@ -154,6 +166,10 @@ struct TopologyBuilder {
       }
       if (nnuma > 0) out.numa_[info.numa].pus.push_back(i);
     }
+    int max_os = 0;
+    for (const PUInfo& p : out.pus_) max_os = std::max(max_os, p.os_index);
+    out.pu_of_os_.assign(max_os + 1, -1);
+    for (const PUInfo& p : out.pus_) out.pu_of_os_[p.os_index] = p.logical;
     const auto& leaves = out.level_nodes_.back();
     for (int i = 0; i < npu && i < static_cast<int>(leaves.size()); ++i) out.pus_[i].node = leaves[i];
 
@@ -376,9 +392,8 @@ Topology Topology::restricted(const std::vector<int>& pu_os_indexes) const {
 }
 
 int Topology::pu_by_os_index(int os_index) const {
-  for (const PUInfo& p : pus_)
-    if (p.os_index == os_index) return p.logical;
-  return -1;
+  if (os_index < 0 || os_index >= static_cast<int>(pu_of_os_.size())) return -1;
+  return pu_of_os_[os_index];
 }
 
 int Topology::common_level(int a, int b) const {

@@ -87,6 +87,15 @@ TEST(Topology, ThisMachineLoads) {
   EXPECT_TRUE(t.is_this_machine());
 }
 
+TEST(Topology, OsIndexLookup) {
+  Topology t = Topology::from_synthetic("pack:2 core:2 pu:2").restricted({1, 2, 5, 6});
+  EXPECT_EQ(t.num_pus(), 4);
+  EXPECT_EQ(t.pu_by_os_index(5), 2);
+  EXPECT_EQ(t.pu_by_os_index(0), -1);
+  EXPECT_EQ(t.pu_by_os_index(99), -1);
+  EXPECT_EQ(t.pu_by_os_index(-1), -1);
+}
+
 TEST(Topology, CpusetStrings) {
   EXPECT_EQ(Topology::cpuset_list_string({0, 1, 2, 3, 8}), "0-3,8");
   EXPECT_EQ(Topology::cpuset_mask_string({0, 1, 2, 3}), "0x0000000f");
@@ -96,6 +105,8 @@ TEST(Topology, BadInputsAreClearErrors) {
   EXPECT_THROW(Topology::from_synthetic("pack:two core:1"), canopy::Error);
   EXPECT_THROW(Topology::from_synthetic(""), canopy::Error);
   EXPECT_THROW(Topology::from_synthetic("pack:100000 core:100000 pu:2"), canopy::Error);
+  EXPECT_THROW(Topology::from_synthetic("3000 3000"), canopy::Error);  // bare arities count too
+  EXPECT_THROW(Topology::from_synthetic("pack:1000 [numa(memory=1GB)] core:1000 pu"), canopy::Error);
   EXPECT_THROW(Topology::from_xml_file("/nonexistent/machine.xml"), canopy::Error);
   auto path = std::filesystem::temp_directory_path() / "canopy_corrupt.xml";
   {
