@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "formats/labels.hpp"
 
@@ -17,9 +18,12 @@ namespace {
 // Colours in the spirit of lstopo's: grey packages and cores, green memory,
 // white caches and PUs, so that a reader of lstopo pictures feels at home.
 const char* fill_of(const std::vector<const TopoObject*>& titles) {
-  for (const char* type : {"Core", "Package", "Die"})
+  // A node that merges several objects takes the colour of the most telling.
+  static const std::pair<const char*, const char*> kFills[] = {
+      {"Core", "#bebebe"}, {"Package", "#dedede"}, {"Die", "#e6e6e6"}};
+  for (const auto& [type, fill] : kFills)
     for (const TopoObject* o : titles)
-      if (o->type == type) return o->type == "Core" ? "#bebebe" : (o->type == "Package" ? "#dedede" : "#e6e6e6");
+      if (o->type == type) return fill;
   for (const TopoObject* o : titles)
     if (o->type.rfind("Group", 0) == 0) return "#efefef";
   return "#ffffff";
