@@ -194,7 +194,9 @@ double Bisector::fm_refine(const Graph& g, std::vector<std::uint8_t>& part, std:
     const std::uint32_t lock = ++lock_stamp_;
     moves_.clear();
     for (int v = 0; v < n; ++v)
-      if (ex[v] > 0 || g.xadj[v] == g.xadj[v + 1]) heap_[part[v]].push(v, ex[v] - in[v]);
+      if (ex[v] > 0 || g.xadj[v] == g.xadj[v + 1]) heap_[part[v]].push_unordered(v, ex[v] - in[v]);
+    heap_[0].heapify();
+    heap_[1].heapify();
 
     const std::int64_t start_excess = excess_of(pw0);
     const double start_cut = cut;
@@ -296,6 +298,42 @@ std::vector<std::uint8_t> Bisector::bisect(const Graph& g, std::int64_t target0,
     part.swap(fpart);
     graphs.pop_back();  // free the coarse graph once projected
     fm_refine(fine, part, target0, tol_of(fine, level == 0), params_.fm_passes, seed + 7919u * (level + 1));
+  }
+
+  // V-cycles: coarsen again without ever merging across the cut, so that the
+  // partition carries down unchanged, and refine on the way back up: at the
+  // coarse levels FM moves whole clusters, which escapes the local minima
+  // that single-vertex moves at the finest level are stuck in.
+  cmaps.clear();
+  for (int cycle = 0; cycle < params_.vcycles && g.n > params_.coarsen_to; ++cycle) {
+    std::vector<std::vector<std::uint8_t>> parts{part};
+    cur = &g;
+    while (cur->n > params_.coarsen_to) {
+      Graph coarse;
+      std::vector<int> cmap;
+      if (!coarsen_once(*cur, max_vw, rng, coarse, cmap, &parts.back())) break;
+      std::vector<std::uint8_t> cpart(coarse.n);
+      for (int v = 0; v < cur->n; ++v) cpart[cmap[v]] = parts.back()[v];
+      graphs.push_back(std::move(coarse));
+      cmaps.push_back(std::move(cmap));
+      parts.push_back(std::move(cpart));
+      cur = &graphs.back();
+    }
+    if (graphs.empty()) break;
+    std::vector<std::uint8_t> p = parts.back();
+    fm_refine(*cur, p, target0, tol_of(*cur, false), params_.fm_passes, seed + 104729u * (cycle + 1));
+    for (int level = static_cast<int>(graphs.size()) - 1; level >= 0; --level) {
+      const Graph& fine = level == 0 ? g : graphs[level - 1];
+      std::vector<std::uint8_t> fpart(fine.n);
+      for (int v = 0; v < fine.n; ++v) fpart[v] = p[cmaps[level][v]];
+      p.swap(fpart);
+      graphs.pop_back();
+      cmaps.pop_back();
+      fm_refine(fine, p, target0, tol_of(fine, level == 0), params_.fm_passes,
+                seed + 7919u * (level + 1) + 104729u * (cycle + 1));
+    }
+    const std::int64_t ex_old = std::llabs(weight0(g, part) - target0), ex_new = std::llabs(weight0(g, p) - target0);
+    if (ex_new < ex_old || (ex_new == ex_old && cut_weight(g, p) < cut_weight(g, part))) part.swap(p);
   }
   return part;
 }

@@ -22,6 +22,7 @@ struct BisectParams {
   int init_tries = 8;    // greedy-growing starts on the coarsest graph of a coarsened input
   int small_tries = 4;   // the same for inputs small enough not to be coarsened
   int fm_passes = 8;     // refinement passes per level (stops early without gain)
+  int vcycles = 1;       // extra V-cycles: re-coarsen within the parts, refine again
 };
 
 class Bisector {

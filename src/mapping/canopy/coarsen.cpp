@@ -3,7 +3,8 @@
 
 namespace canopy::cmap {
 
-bool coarsen_once(const Graph& g, int max_vw, Rng& rng, Graph& coarse, std::vector<int>& cmap) {
+bool coarsen_once(const Graph& g, int max_vw, Rng& rng, Graph& coarse, std::vector<int>& cmap,
+                  const std::vector<std::uint8_t>* keep) {
   const int n = g.n;
   std::vector<int> match(n, -1);
   std::vector<int> order = random_order(n, rng);
@@ -15,6 +16,7 @@ bool coarsen_once(const Graph& g, int max_vw, Rng& rng, Graph& coarse, std::vect
     for (std::int64_t e = g.xadj[v]; e < g.xadj[v + 1]; ++e) {
       int u = g.adj[e];
       if (match[u] >= 0 || g.vw[u] + g.vw[v] > max_vw) continue;
+      if (keep && (*keep)[u] != (*keep)[v]) continue;
       double r = g.ew[e] * g.ew[e] / (static_cast<double>(g.vw[u]) * g.vw[v]);
       if (r > best_r) {
         best_r = r;
@@ -45,8 +47,10 @@ bool coarsen_once(const Graph& g, int max_vw, Rng& rng, Graph& coarse, std::vect
   coarse.n = nc;
   coarse.xadj.assign(nc + 1, 0);
   coarse.vw.assign(nc, 0);
-  coarse.adj.resize(g.adj.size());
-  coarse.ew.resize(g.adj.size());
+  // Sized as we go: zero-filling m entries up front costs as much as the
+  // contraction itself.
+  coarse.adj.reserve(g.adj.size());
+  coarse.ew.reserve(g.adj.size());
   coarse.total_vw = g.total_vw;
   std::vector<std::int64_t> where(nc, -1);
   std::int64_t k = 0;
@@ -62,8 +66,8 @@ bool coarsen_once(const Graph& g, int max_vw, Rng& rng, Graph& coarse, std::vect
         if (cu == c) continue;
         if (where[cu] < start) {
           where[cu] = k;
-          coarse.adj[k] = cu;
-          coarse.ew[k] = g.ew[e];
+          coarse.adj.push_back(cu);
+          coarse.ew.push_back(g.ew[e]);
           ++k;
         } else {
           coarse.ew[where[cu]] += g.ew[e];
@@ -72,8 +76,6 @@ bool coarsen_once(const Graph& g, int max_vw, Rng& rng, Graph& coarse, std::vect
     }
     coarse.xadj[c + 1] = k;
   }
-  coarse.adj.resize(k);
-  coarse.ew.resize(k);
   coarse.adj.shrink_to_fit();
   coarse.ew.shrink_to_fit();
   return true;

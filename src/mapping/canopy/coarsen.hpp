@@ -2,6 +2,7 @@
 // contraction (the METIS/KaHIP scheme). A coarse vertex stands for the tasks
 // of the fine vertices matched into it; parallel edges add up.
 #pragma once
+#include <cstdint>
 #include <vector>
 
 #include "mapping/canopy/graph.hpp"
@@ -14,6 +15,9 @@ namespace canopy::cmap {
 // neighbour with the highest rating w(u,v)^2 / (vw(u) vw(v)), which prefers
 // heavy edges and keeps coarse vertices of similar weight. Returns false
 // (and leaves `coarse` unspecified) when the graph shrank by less than 10%.
-bool coarsen_once(const Graph& g, int max_vw, Rng& rng, Graph& coarse, std::vector<int>& cmap);
+// With `keep`, only vertices with the same keep[] value are matched, so that
+// a partition of g is also one of the coarse graph (V-cycles).
+bool coarsen_once(const Graph& g, int max_vw, Rng& rng, Graph& coarse, std::vector<int>& cmap,
+                  const std::vector<std::uint8_t>* keep = nullptr);
 
 }  // namespace canopy::cmap

@@ -111,6 +111,7 @@ struct KlRefiner {
         const int u = occ[lo + (first + k) % (hi - lo)];
         const int r = pos[u];
         if (r == p || locked[u] == lock) continue;
+        if (!tree.swappable(p, r)) continue;
         // Two lone tasks on PUs of one core: swapping them changes nothing,
         // and locking them would waste them for this pass.
         if (L > 0 && tree.capacity[p] == 1 && tree.capacity[r] == 1 && tree.ancestor(p, L - 1) == tree.ancestor(r, L - 1))

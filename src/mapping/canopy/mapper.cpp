@@ -1,36 +1,89 @@
-// The canopy mapping algorithm: starts, refinement, best of (see mapper.hpp).
+// The canopy mapping algorithm: effort, starts, refinement, best of (see
+// mapper.hpp).
 #include "mapping/canopy/mapper.hpp"
 
 #include <algorithm>
 
+#include "mapping/canopy/kway.hpp"
 #include "mapping/canopy/refine.hpp"
 #include "mapping/canopy/top_down.hpp"
 
 namespace canopy::cmap {
 
-int default_starts(int n, std::int64_t m) {
-  // About the same total work for every small graph, a single start for the
-  // big ones: cheap inputs get a wider search, large ones stay fast.
-  const std::int64_t size = static_cast<std::int64_t>(n) + m;
-  return static_cast<int>(std::clamp<std::int64_t>(60000 / std::max<std::int64_t>(size, 1), 1, 8));
+Effort default_effort(int n, std::int64_t m) {
+  // Effort level q: one step less each time the graph (tasks + edges)
+  // doubles past 12,500, so that the time grows about linearly with the size
+  // of the input while small inputs get a much wider search.
+  const std::int64_t size = std::max<std::int64_t>(1, static_cast<std::int64_t>(n) + m);
+  int q = 0;
+  while (q < 5 && (std::int64_t{400000} >> (q + 1)) >= size) ++q;
+  Effort e;
+  BisectParams& b = e.partition.bisect;
+  if (q == 5) {
+    e.starts = static_cast<int>(std::clamp<std::int64_t>(60000 / size, 1, 8));
+    b.vcycles = 2;
+    e.partition.groupings = kGroupingRules;
+    e.level_rounds = 1;
+    return e;  // the defaults otherwise: 8/4 tries, 8 FM passes, full refinement budgets
+  }
+  e.starts = 1;
+  e.partition.groupings = 1;
+  e.level_rounds = 0;
+  b.vcycles = q >= 2 ? 1 : 0;
+  b.init_tries = q >= 1 ? 4 : 2;
+  b.small_tries = q >= 1 ? 2 : 1;
+  b.fm_passes = q >= 1 ? 3 : 2;
+  e.swap_work = q >= 4 ? 10 : q >= 1 ? 5 : 2;
+  e.kl_work = 10;
+  // Kernighan-Lin finds the compound moves that slots of unequal capacity
+  // call for (see kl_refine.cpp); with equal slots it gains little on large
+  // graphs for its cost, so map_graph runs it there only on small ones.
+  e.kl_passes = q >= 3 ? 1 : 0;
+  e.kl_only_uneven = true;
+  return e;
 }
 
 std::vector<int> map_graph(const Graph& g, const Tree& tree, const std::vector<double>& weights,
                            const MapParams& params) {
   const std::int64_t m = static_cast<std::int64_t>(g.adj.size()) / 2;
-  const int starts = params.starts > 0 ? params.starts : default_starts(g.n, m);
+  const Effort e = params.auto_effort ? default_effort(g.n, m) : params.effort;
   // Work budgets in edge visits: proportional to the graph, with a floor so
   // that small graphs are refined to convergence.
   const double size = static_cast<double>(g.n + 2 * m);
-  const std::int64_t work = static_cast<std::int64_t>(params.refine_work * size) + 200000;
-  const std::int64_t kl_work = static_cast<std::int64_t>(params.kl_work * size) + 2000000;
+  const std::int64_t work = static_cast<std::int64_t>(e.swap_work * size) + 200000;
+  const std::int64_t kl_work = static_cast<std::int64_t>(e.kl_work * size) + 2000000;
+  int lo = 0, hi = 0;
+  for (int c : tree.capacity)
+    if (c > 0) {
+      lo = lo == 0 ? c : std::min(lo, c);
+      hi = std::max(hi, c);
+    }
+  bool uneven = lo != hi;
+  // Spread with SMT: some cores hold one task, others two.
+  if (!uneven && tree.num_levels >= 2) {
+    std::vector<int> per_core(tree.level.size(), 0);
+    for (int p = 0; p < tree.num_pus; ++p) per_core[tree.ancestor(p, tree.num_levels - 2)] += tree.capacity[p];
+    int clo = 0, chi = 0;
+    for (int c : per_core)
+      if (c > 0) {
+        clo = clo == 0 ? c : std::min(clo, c);
+        chi = std::max(chi, c);
+      }
+    uneven = clo != chi;
+  }
+  const bool run_kl = e.kl_passes > 0 && (uneven || !e.kl_only_uneven);
   std::vector<int> best;
   double best_cost = 0;
-  for (int s = 0; s < starts; ++s) {
+  for (int s = 0; s < std::max(1, e.starts); ++s) {
     const std::uint64_t seed = params.seed + 0x9e3779b97f4a7c15ULL * static_cast<std::uint64_t>(s);
-    std::vector<int> pos = top_down_partition(g, tree, seed, params.bisect);
+    std::vector<int> pos = top_down_partition(g, tree, seed, e.partition);
     refine_swaps(g, tree, weights, pos, seed ^ 0xa5a5a5a5ULL, work);
-    refine_kl(g, tree, weights, pos, seed ^ 0x5a5a5a5aULL, kl_work);
+    if (run_kl) refine_kl(g, tree, weights, pos, seed ^ 0x5a5a5a5aULL, kl_work, e.kl_passes);
+    if (e.level_rounds > 0) {
+      refine_levels(g, tree, weights, pos, seed ^ 0x3c3c3c3cULL, kl_work);
+      refine_swaps(g, tree, weights, pos, seed ^ 0xa5a5a5a6ULL, work);
+      if (run_kl) refine_kl(g, tree, weights, pos, seed ^ 0x5a5a5a5bULL, kl_work, e.kl_passes);
+    }
     const double c = weighted_cost(g, tree, weights, pos);
     if (best.empty() || c < best_cost) {
       best_cost = c;

@@ -2,30 +2,42 @@
 // top-down multilevel partitioning along the tree, each polished by swap
 // refinement on the distance-weighted cost; the cheapest placement wins.
 // canopy_policy.cpp adapts it to the registry's Topology/CommMatrix/Slots.
+//
+// How hard it works depends on the size of the graph only (never on a
+// clock), so the result is the same on every machine: small inputs get
+// several starts and V-cycles, large ones a single lean start.
 #pragma once
 #include <cstdint>
 #include <vector>
 
-#include "mapping/canopy/bisect.hpp"
 #include "mapping/canopy/graph.hpp"
+#include "mapping/canopy/kway.hpp"
 #include "mapping/canopy/tree.hpp"
 
 namespace canopy::cmap {
 
+struct Effort {
+  int starts = 1;           // top-down partitions from different seeds; the best refined one wins
+  KwayParams partition;     // groupings, bisection tries, FM passes, V-cycles
+  double swap_work = 40;    // greedy swap refinement budget, in visits per edge
+  double kl_work = 200;     // Kernighan-Lin refinement budget, in visits per edge
+  int kl_passes = 8;
+  bool kl_only_uneven = false;  // Kernighan-Lin only when slots (per PU or per core) differ in size
+  int level_rounds = 1;     // refinement by whole subtrees, then the task refiners again
+};
+
+// The effort for a graph of n vertices and m edges (see mapper.cpp).
+Effort default_effort(int n, std::int64_t m);
+
 struct MapParams {
-  int starts = 0;                 // 0 = chosen from the graph's size (see mapper.cpp)
   std::uint64_t seed = 0x63616e6f7079ULL;  // "canopy"
-  double refine_work = 40;        // greedy swap refinement budget, in visits per edge
-  double kl_work = 200;           // Kernighan-Lin refinement budget, in visits per edge
-  BisectParams bisect;
+  bool auto_effort = true;                 // use default_effort(); else `effort` as given
+  Effort effort;
 };
 
 // task -> PU with exactly tree.capacity[p] tasks on PU p. `weights` has one
 // entry per tree level (root first). Requires sum of capacities == g.n.
 std::vector<int> map_graph(const Graph& g, const Tree& tree, const std::vector<double>& weights,
                            const MapParams& params = {});
-
-// How many starts map_graph makes for a graph of n vertices and m edges.
-int default_starts(int n, std::int64_t m);
 
 }  // namespace canopy::cmap

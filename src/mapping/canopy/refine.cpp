@@ -111,6 +111,7 @@ struct Refiner {
         const int u = occ[lo + (first + k) % (hi - lo)];
         const int r = pos[u];
         if (r == p) continue;
+        if (!tree.swappable(p, r)) continue;
         if (pu_stamp[r] != stamp) {
           pu_stamp[r] = stamp;
           pu_cost[r] = cost_at(t, r);

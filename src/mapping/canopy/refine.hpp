@@ -33,4 +33,10 @@ void refine_swaps(const Graph& g, const Tree& tree, const std::vector<double>& w
 void refine_kl(const Graph& g, const Tree& tree, const std::vector<double>& weights, std::vector<int>& task_pu,
                std::uint64_t seed, std::int64_t max_work, int max_passes = 8);
 
+// Refinement by whole subtrees (level_refine.cpp): at every level from the
+// cores up, exchanges the contents of two nodes of the same shape when that
+// lowers the cost (swap and Kernighan-Lin passes on the quotient graph).
+void refine_levels(const Graph& g, const Tree& tree, const std::vector<double>& weights, std::vector<int>& task_pu,
+                   std::uint64_t seed, std::int64_t max_work);
+
 }  // namespace canopy::cmap

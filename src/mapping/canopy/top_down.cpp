@@ -1,7 +1,7 @@
 // Top-down partitioning along the tree (see top_down.hpp).
 #include "mapping/canopy/top_down.hpp"
 
-#include <cstdlib>
+#include <algorithm>
 
 namespace canopy::cmap {
 
@@ -16,69 +16,70 @@ std::uint64_t mix(std::uint64_t a, std::uint64_t b) {
 
 struct TopDown {
   const Tree& tree;
-  Bisector& bisector;
+  KwayPartitioner& kway;
   std::vector<int>& task_pu;
 
   // `sub` is the graph of the tasks `ids` (global task numbers); they go
-  // below the sibling nodes `group`, whose slots add up to sub.n.
-  void place(const Graph& sub, const std::vector<int>& ids, std::vector<int> group, std::uint64_t seed) {
+  // below `node`, whose slots add up to sub.n.
+  void place(const Graph& sub, const std::vector<int>& ids, int node, std::uint64_t seed) {
     if (ids.empty()) return;
-    while (group.size() == 1) {
-      const int node = group[0];
+    std::vector<int> children;
+    for (;;) {
       if (tree.is_leaf(node)) {
         for (int t : ids) task_pu[t] = tree.first_pu[node];
         return;
       }
-      group.clear();
+      children.clear();
       for (int c : tree.children[node])
-        if (tree.slots[c] > 0) group.push_back(c);
+        if (tree.slots[c] > 0) children.push_back(c);
+      if (children.size() != 1) break;
+      node = children[0];  // a single child with slots: nothing to split here
     }
-    // Split the children list where the two halves' slots are closest to equal.
-    std::int64_t total = 0;
-    for (int c : group) total += tree.slots[c];
-    std::size_t cut_at = 1;
-    std::int64_t best = -1, prefix = 0;
-    for (std::size_t i = 1; i < group.size(); ++i) {
-      prefix += tree.slots[group[i - 1]];
-      std::int64_t d = std::llabs(2 * prefix - total);
-      if (best < 0 || d < best || (d == best && 2 * i <= group.size())) {
-        best = d;
-        cut_at = i;
-      }
+    // PUs of one task each: every way of filling them costs the same.
+    if (std::all_of(children.begin(), children.end(), [&](int c) { return tree.is_leaf(c) && tree.slots[c] == 1; })) {
+      for (std::size_t i = 0; i < ids.size(); ++i) task_pu[ids[i]] = tree.first_pu[children[i]];
+      return;
     }
-    std::vector<int> left(group.begin(), group.begin() + static_cast<std::ptrdiff_t>(cut_at));
-    std::vector<int> right(group.begin() + static_cast<std::ptrdiff_t>(cut_at), group.end());
-    std::int64_t target0 = 0;
-    for (int c : left) target0 += tree.slots[c];
+    std::vector<std::int64_t> targets;
+    for (int c : children) targets.push_back(tree.slots[c]);
+    const std::uint64_t s = mix(seed, static_cast<std::uint64_t>(node));
+    const std::vector<int> part = kway.partition(sub, targets, s);
 
-    const std::uint64_t s = mix(seed, static_cast<std::uint64_t>(group.front()) * 131 + group.size());
-    std::vector<std::uint8_t> part = bisector.bisect(sub, target0, s);
-
+    // The tasks of each child, then each child's graph, one at a time.
+    const int k = static_cast<int>(children.size());
+    std::vector<std::int64_t> start(k + 1, 0);
+    for (int v = 0; v < sub.n; ++v) ++start[part[v] + 1];
+    for (int i = 0; i < k; ++i) start[i + 1] += start[i];
+    std::vector<int> members(sub.n);
+    {
+      std::vector<std::int64_t> fill(start.begin(), start.end() - 1);
+      for (int v = 0; v < sub.n; ++v) members[fill[part[v]]++] = v;
+    }
     std::vector<int> scratch(sub.n, -1);
-    for (int side = 0; side < 2; ++side) {
-      std::vector<int> local, gl;
-      for (int v = 0; v < sub.n; ++v)
-        if (part[v] == side) {
-          local.push_back(v);
-          gl.push_back(ids[v]);
-        }
-      Graph child = induced_subgraph(sub, local, scratch);
+    for (int i = 0; i < k; ++i) {
+      if (tree.is_leaf(children[i])) {
+        for (std::int64_t j = start[i]; j < start[i + 1]; ++j) task_pu[ids[members[j]]] = tree.first_pu[children[i]];
+        continue;
+      }
+      std::vector<int> local(members.begin() + start[i], members.begin() + start[i + 1]);
+      std::vector<int> gl(local.size());
+      for (std::size_t j = 0; j < local.size(); ++j) gl[j] = ids[local[j]];
+      const Graph child = induced_subgraph(sub, local, scratch);
       std::vector<int>().swap(local);
-      place(child, gl, side == 0 ? left : right, mix(s, side + 1));
+      place(child, gl, children[i], mix(s, i + 1));
     }
   }
 };
 
 }  // namespace
 
-std::vector<int> top_down_partition(const Graph& g, const Tree& tree, std::uint64_t seed,
-                                    const BisectParams& params) {
+std::vector<int> top_down_partition(const Graph& g, const Tree& tree, std::uint64_t seed, const KwayParams& params) {
   std::vector<int> task_pu(g.n, -1);
   std::vector<int> ids(g.n);
   for (int i = 0; i < g.n; ++i) ids[i] = i;
-  Bisector bisector(params);
-  TopDown td{tree, bisector, task_pu};
-  td.place(g, ids, {tree.root}, seed);
+  KwayPartitioner kway(params);
+  TopDown td{tree, kway, task_pu};
+  td.place(g, ids, tree.root, seed);
   return task_pu;
 }
 
