@@ -160,9 +160,10 @@ decltype(auto) Runtime::run(F&& f) {
 //
 // spawn() may be called by the thread that created the group and by tasks
 // of the group's runtime (e.g. a task spawning its siblings); wait() only
-// by the thread that created the group. The first task spawned after each
-// wait() is stored inside the group (no allocation at all); the others in
-// blocks of the worker's pool.
+// by the thread that created the group. A callable that can be copied as
+// bytes and fits in 48 bytes (a lambda capturing a few references or
+// numbers) is stored in the deque slot itself: no allocation at all; others
+// go to a block of the worker's pool.
 class TaskGroup {
  public:
   TaskGroup() {
@@ -184,23 +185,11 @@ class TaskGroup {
 
   template <class F>
   void spawn(F&& f) {
-    using Fn = std::decay_t<F>;
-    static_assert(std::is_invocable_v<Fn&>, "TaskGroup::spawn needs a callable with no arguments");
+    static_assert(std::is_invocable_v<std::decay_t<F>&>, "TaskGroup::spawn needs a callable with no arguments");
     detail::Worker* w = detail::tls_worker;
     if (w == g_.owner) [[likely]] {
-      detail::Task* t;
-      if constexpr (sizeof(detail::FnTask<Fn>) <= kSlotBytes && alignof(detail::FnTask<Fn>) <= 16) {
-        if (!slot_used_) {
-          slot_used_ = true;
-          t = detail::new_inline_task(slot_, &g_, std::forward<F>(f));
-        } else {
-          t = detail::new_task<false>(w, &g_, std::forward<F>(f));
-        }
-      } else {
-        t = detail::new_task<false>(w, &g_, std::forward<F>(f));
-      }
+      detail::spawn_task<false>(w, &g_, std::forward<F>(f));
       ++g_.pending;
-      detail::push_task(w, t);
     } else {
       spawn_foreign(w, std::forward<F>(f));
     }
@@ -220,8 +209,6 @@ class TaskGroup {
   void spawn_hinted(int target, F&& f);
 
  private:
-  static constexpr std::size_t kSlotBytes = 64;
-
   detail::Worker* enter(detail::RuntimeCore* rt) {
     entered_ = true;
     return detail::enter_runtime(rt, &prev_);
@@ -234,16 +221,15 @@ class TaskGroup {
   // stolen ones; leaves the group ready for the next spawn.
   [[gnu::always_inline]] void drain(detail::Worker* w) {
     for (std::int64_t b; (b = w->deque.bottom()) > g_.base;) {
-      detail::Task* t = w->deque.pop_at(b);
-      if (!t) break;
-      detail::Group* g = t->run(t, w);
+      const detail::TaskSlot* s = w->deque.pop_at(b);
+      if (!s) break;
+      detail::Group* g = detail::slot_run(s)(s, w);
       if (g == &g_) [[likely]]
         --g_.pending;
       else if (g)
         detail::count_done(g, w);
     }
     if (!g_.complete()) [[unlikely]] detail::wait_slow(w, &g_);
-    slot_used_ = false;
     if (g_.pending != 0) [[unlikely]] {
       g_.pending = 0;
       g_.remote.store(0, std::memory_order_relaxed);
@@ -258,15 +244,19 @@ class TaskGroup {
   template <class F>
   void spawn_foreign(detail::Worker* w, F&& f) {
     if (!w || w->rt != g_.owner_shared->rt) detail::throw_wrong_thread("TaskGroup::spawn");
+    // Counted before it is queued: it may end (and count +1) at once.
     g_.remote.fetch_sub(1, std::memory_order_relaxed);
-    detail::push_task(w, detail::new_task<true>(w, &g_, std::forward<F>(f)));
+    try {
+      detail::spawn_task<true>(w, &g_, std::forward<F>(f));
+    } catch (...) {
+      g_.remote.fetch_add(1, std::memory_order_relaxed);
+      throw;
+    }
   }
 
   detail::Group g_;
   detail::Worker* prev_;  // set when entered_
   bool entered_ = false;
-  bool slot_used_ = false;
-  alignas(16) unsigned char slot_[kSlotBytes];
 };
 
 // Runs f1 and f2, possibly in parallel, and returns when both are done:

@@ -9,7 +9,7 @@ namespace canopy::detail {
 Deque::Deque(std::int64_t capacity) {
   std::int64_t cap = 1;
   while (cap < std::max<std::int64_t>(capacity, 2)) cap <<= 1;
-  auto* a = new Array{cap - 1, new Task*[static_cast<std::size_t>(cap)]};
+  auto* a = new Array{cap - 1, new TaskSlot[static_cast<std::size_t>(cap)]};
   arrays_.push_back(a);
   array_.store(a, std::memory_order_relaxed);
   slots_ = a->slots;
@@ -28,10 +28,13 @@ namespace {
 
 // A plain vectorisable loop rather than memcpy: glibc's memcpy uses `rep
 // movsb` for large copies, which valgrind counts as one instruction per
-// byte and would distort the instructions-per-task figures.
-[[gnu::optimize("no-tree-loop-distribute-patterns")]] void copy_slots(Task** to, Task* const* from,
+// byte and would distort the instructions-per-task figures. The owner
+// wrote every slot it reads here (thieves only read them); the new array is
+// private until published.
+[[gnu::optimize("no-tree-loop-distribute-patterns")]] void copy_slots(TaskSlot* to, const TaskSlot* from,
                                                                        std::int64_t n) {
-  for (std::int64_t k = 0; k < n; ++k) to[k] = from[k];
+  for (std::int64_t k = 0; k < n; ++k)
+    for (int i = 0; i < TaskSlot::kWords; ++i) to[k].word[i] = from[k].word[i];
 }
 
 }  // namespace
@@ -46,10 +49,9 @@ void Deque::make_room(std::int64_t b) {
   // is private until the release store publishes it: plain stores; the
   // owner reads its own writes in the old one.
   const std::int64_t cap = 4 * (mask_ + 1);
-  auto* a = new Array{cap - 1, new Task*[static_cast<std::size_t>(cap)]};
+  auto* a = new Array{cap - 1, new TaskSlot[static_cast<std::size_t>(cap)]};
   for (std::int64_t i = t; i < b;) {
-    // Runs that wrap in neither array, copied whole. The owner wrote every
-    // slot it reads here; thieves only read them.
+    // Runs that wrap in neither array, copied whole.
     const std::int64_t from = i & mask_, to = i & a->mask;
     const std::int64_t run = std::min({b - i, mask_ + 1 - from, cap - to});
     copy_slots(a->slots + to, slots_ + from, run);

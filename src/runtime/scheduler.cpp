@@ -70,9 +70,10 @@ void count_steal(Worker* w, int cls) {
 }
 
 // One pass over w's victims, closest group first, each group from a random
-// member. `contended` is set when a victim had work but another thief (or
-// its owner) took it first: worth trying again at once.
-Task* steal_round(Worker* w, bool* contended) {
+// member; a stolen task's slot is copied into `out`. `contended` is set
+// when a victim had work but another thief (or its owner) took it first:
+// worth trying again at once.
+bool steal_round(Worker* w, TaskSlot* out, bool* contended) {
   RuntimeCore* rt = w->rt;
   const VictimList& vl = rt->victims[w->index];
   int begin = 0;
@@ -84,30 +85,42 @@ Task* steal_round(Worker* w, bool* contended) {
       int idx = start + k;
       if (idx >= n) idx -= n;
       Worker* v = rt->slots[vl.workers[begin + idx]];
-      const Stolen s = v->deque.steal();
-      if (s.result == StealResult::Ok) {
+      const StealResult r = v->deque.steal(out);
+      if (r == StealResult::Ok) {
         count_steal(w, vl.group_class[gi]);
-        return s.task;
+        return true;
       }
-      if (s.result == StealResult::LostRace) *contended = true;
+      if (r == StealResult::LostRace) *contended = true;
     }
     begin = end;
   }
   if (rt->extras_held.load(std::memory_order_relaxed) > 0) {
     for (int i = rt->num_workers; i < rt->num_slots; ++i) {
       if (i == w->index) continue;
-      const Stolen s = rt->slots[i]->deque.steal();
-      if (s.result == StealResult::Ok) {
+      const StealResult r = rt->slots[i]->deque.steal(out);
+      if (r == StealResult::Ok) {
         count_steal(w, kStealRemote);
-        return s.task;
+        return true;
       }
-      if (s.result == StealResult::LostRace) *contended = true;
+      if (r == StealResult::LostRace) *contended = true;
     }
   }
   w->failed_steal_rounds.store(w->failed_steal_rounds.load(std::memory_order_relaxed) + 1,
                                std::memory_order_relaxed);
-  return nullptr;
+  return false;
 }
+
+// Work found by a worker: mail (a task), or a stolen slot's copy.
+struct Found {
+  Task* mail = nullptr;
+  TaskSlot slot;
+  void run(Worker* w) {
+    if (mail)
+      execute(w, mail);
+    else
+      execute(w, &slot);
+  }
+};
 
 // After a searcher found work: if it was the last searcher and workers are
 // asleep, wake one to keep looking (more work may be queued).
@@ -126,8 +139,8 @@ void park(Worker* w, std::uint32_t epoch) {
 }
 
 // Searches for a task (mailbox, victims) while counted in `searching`;
-// parks when the search has found nothing for spin_ns. nullptr: stop.
-Task* find_work(Worker* w) {
+// parks when the search has found nothing for spin_ns. false: stop.
+bool find_work(Worker* w, Found* found) {
   RuntimeCore* rt = w->rt;
   Notifier& nt = rt->notifier;
   nt.searching().fetch_add(1, std::memory_order_seq_cst);
@@ -136,14 +149,13 @@ Task* find_work(Worker* w) {
     for (unsigned rounds = 1;; ++rounds) {
       if (rt->stopping.load(std::memory_order_relaxed)) {
         nt.searching().fetch_sub(1, std::memory_order_seq_cst);
-        return nullptr;
+        return false;
       }
       bool contended = false;
-      Task* t = take_mail(w);
-      if (!t) t = steal_round(w, &contended);
-      if (t) {
+      found->mail = take_mail(w);
+      if (found->mail || steal_round(w, &found->slot, &contended)) {
         stop_searching(w);
-        return t;
+        return true;
       }
       if (contended) continue;
       if ((rounds & 15) == 0 && now_ns() > deadline) break;
@@ -176,13 +188,18 @@ bool any_work_visible(RuntimeCore* rt, Worker* w) {
 
 void worker_main(Worker* w) {
   tls_worker = w;
+  Found found;
   for (;;) {
-    Task* t = nullptr;
-    // Tasks left in our own deque: foreign spawns of tasks that returned.
-    if (w->deque.looks_nonempty()) t = w->deque.pop();
-    if (!t) t = find_work(w);
-    if (!t) break;
-    execute(w, t);
+    // Tasks left in our own deque first: foreign spawns of tasks that
+    // returned.
+    if (w->deque.looks_nonempty()) {
+      if (const TaskSlot* s = w->deque.pop()) {
+        execute(w, s);
+        continue;
+      }
+    }
+    if (!find_work(w, &found)) break;
+    found.run(w);
   }
   w->pool.flush_remote();
   tls_worker = nullptr;
@@ -191,6 +208,7 @@ void worker_main(Worker* w) {
 void wait_slow(Worker* w, Group* g) {
   RuntimeCore* rt = w->rt;
   Notifier& nt = rt->notifier;
+  Found found;
   for (;;) {
     std::int64_t deadline = now_ns() + rt->spin_ns;
     for (unsigned rounds = 1;; ++rounds) {
@@ -198,11 +216,16 @@ void wait_slow(Worker* w, Group* g) {
       bool contended = false;
       // Tasks pushed above our group's base while we helped (foreign
       // spawns of tasks we ran) first, then mail, then victims.
-      Task* t = w->deque.has_above(g->base) ? w->deque.pop() : nullptr;
-      if (!t) t = take_mail(w);
-      if (!t) t = steal_round(w, &contended);
-      if (t) {
-        execute(w, t);
+      if (w->deque.has_above(g->base)) {
+        if (const TaskSlot* s = w->deque.pop()) {
+          execute(w, s);
+          deadline = now_ns() + rt->spin_ns;
+          continue;
+        }
+      }
+      found.mail = take_mail(w);
+      if (found.mail || steal_round(w, &found.slot, &contended)) {
+        found.run(w);
         deadline = now_ns() + rt->spin_ns;
         continue;
       }
@@ -222,23 +245,22 @@ void wait_slow(Worker* w, Group* g) {
   }
 }
 
-bool take_back_slow(Worker* w, Task* popped, Task* mine, std::int64_t base) {
-  // `popped` was above f1's task: a foreign spawn left by f2 (or nullptr:
+bool take_back_slow(Worker* w, const TaskSlot* popped, const Group* mine, std::int64_t base) {
+  // `popped` was above f1's slot: a foreign spawn left by f2 (or nullptr:
   // the deque was empty, f1's task was stolen).
-  Task* t = popped;
-  while (t) {
-    execute(w, t);
+  const TaskSlot* s = popped;
+  while (s) {
+    if (slot_group(s) == mine) return true;
+    execute(w, s);
     if (w->deque.bottom() <= base) return false;
-    t = w->deque.pop();
-    if (t == mine) return true;
+    s = w->deque.pop();
   }
   return false;
 }
 
-void invoke_unwind(Worker* w, Task* t, std::int64_t base) noexcept {
-  Group* g = t->group;
-  Task* p = w->deque.bottom() > base ? w->deque.pop() : nullptr;
-  if (p != t && !take_back_slow(w, p, t, base)) wait_slow(w, g);
+void invoke_unwind(Worker* w, Group* g, std::int64_t base) noexcept {
+  const TaskSlot* p = w->deque.bottom() > base ? w->deque.pop() : nullptr;
+  if (!take_back_slow(w, p, g, base)) wait_slow(w, g);
   if (g->error.load(std::memory_order_relaxed)) drop_group_error(g);
 }
 

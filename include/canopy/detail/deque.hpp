@@ -27,6 +27,10 @@
 //  model fences, able to check this protocol as it is.
 //  - push keeps Lê's release (as a release store of bottom): a thief that
 //    reads the new bottom (seq_cst, so acquire) sees the slot and the task.
+//  - Lê's thief reads the element before its CAS; here the element is a
+//    slot of words, copied before the CAS: if the CAS succeeds, top was
+//    still t, so the owner cannot have rewritten slot t (it writes only
+//    below top + capacity), and the copy is whole.
 //  - the owner checks for room against a cached top; top only grows, so the
 //    cache is conservative, and the value was obtained by an acquire load
 //    (or a seq_cst load in take), which orders a thief's read of an old slot
@@ -34,7 +38,9 @@
 // Growth copies [top, bottom) into an array four times as large and
 // publishes it with a release store; old arrays stay alive until the deque
 // dies, so a thief holding an old array reads a valid (unchanged) slot.
-// Slots are plain pointers accessed through std::atomic_ref (an array of
+// Elements are 64-byte slots (task.hpp) holding the task itself when it is
+// small, so a push writes the task where the thief will read it; the slot
+// words are written and copied with std::atomic_ref (an array of
 // std::atomic would be zeroed at every growth).
 #pragma once
 #include <atomic>
@@ -49,40 +55,36 @@ namespace canopy::detail {
 // work and another thief or the owner took it first: try again).
 enum class StealResult : std::uint8_t { Empty, LostRace, Ok };
 
-struct Stolen {
-  StealResult result;
-  Task* task;
-};
-
 class Deque {
  public:
-  explicit Deque(std::int64_t capacity = 4096);
+  explicit Deque(std::int64_t capacity = 1024);
   ~Deque();
   Deque(const Deque&) = delete;
   Deque& operator=(const Deque&) = delete;
 
   // ---- owner only ----
-  void push(Task* t) { push_at(bottom_.load(std::memory_order_relaxed), t); }
-  // push() when the caller already read bottom() (b == bottom()).
-  void push_at(std::int64_t b, Task* t) {
+  // Pushing is reserve(b) (b == bottom()), writing the slot's words with
+  // store_word, then publish(b): the release store of bottom makes the
+  // slot visible to thieves.
+  TaskSlot* reserve(std::int64_t b) {
     if (b >= limit_) [[unlikely]] make_room(b);
-    slot(slots_, b & mask_).store(t, std::memory_order_relaxed);
-    bottom_.store(b + 1, std::memory_order_release);
+    return &slots_[b & mask_];
   }
+  void publish(std::int64_t b) { bottom_.store(b + 1, std::memory_order_release); }
 
-  // The newest task, or nullptr when empty or a thief took the last one.
-  Task* pop() { return pop_at(bottom_.load(std::memory_order_relaxed)); }
+  // The newest task's slot, or nullptr when empty or a thief took the last
+  // one. The slot stays valid until the owner's next push.
+  const TaskSlot* pop() { return pop_at(bottom_.load(std::memory_order_relaxed)); }
   // pop() when the caller already read bottom() (b == bottom()).
-  Task* pop_at(std::int64_t b) {
+  const TaskSlot* pop_at(std::int64_t b) {
     --b;
     bottom_.exchange(b, std::memory_order_seq_cst);  // store + full fence (see top)
     std::int64_t t = top_.load(std::memory_order_seq_cst);
-    if (t < b) [[likely]] return slot(slots_, b & mask_).load(std::memory_order_relaxed);
-    Task* x = nullptr;
+    if (t < b) [[likely]] return &slots_[b & mask_];
+    const TaskSlot* x = nullptr;
     if (t == b) {  // the last task: race the thieves for it on top
-      x = slot(slots_, b & mask_).load(std::memory_order_relaxed);
-      if (!top_.compare_exchange_strong(t, t + 1, std::memory_order_seq_cst, std::memory_order_relaxed))
-        x = nullptr;
+      if (top_.compare_exchange_strong(t, t + 1, std::memory_order_seq_cst, std::memory_order_relaxed))
+        x = &slots_[b & mask_];
     }
     bottom_.store(b + 1, std::memory_order_relaxed);  // empty: top == bottom again
     return x;
@@ -98,15 +100,21 @@ class Deque {
   }
 
   // ---- any thread ----
-  Stolen steal() {
+  // Copies the oldest task's slot into `out` and takes it (Ok), or says why
+  // not. The copy happens before the CAS (Chase-Lev reads the element
+  // first); a copy made while the slot was rewritten is only kept when the
+  // CAS succeeds, which proves the slot was not rewritten.
+  StealResult steal(TaskSlot* out) {
     std::int64_t t = top_.load(std::memory_order_seq_cst);
     const std::int64_t b = bottom_.load(std::memory_order_seq_cst);
-    if (t >= b) return {StealResult::Empty, nullptr};
+    if (t >= b) return StealResult::Empty;
     const Array* a = array_.load(std::memory_order_acquire);
-    Task* x = slot(a->slots, t & a->mask).load(std::memory_order_relaxed);
+    TaskSlot* s = &a->slots[t & a->mask];
+    for (int i = 0; i < TaskSlot::kWords; ++i)
+      out->word[i] = std::atomic_ref<std::uint64_t>(s->word[i]).load(std::memory_order_relaxed);
     if (!top_.compare_exchange_strong(t, t + 1, std::memory_order_seq_cst, std::memory_order_relaxed))
-      return {StealResult::LostRace, nullptr};
-    return {StealResult::Ok, x};
+      return StealResult::LostRace;
+    return StealResult::Ok;
   }
 
   // A racy "has tasks": exact only when nobody pushes or takes meanwhile.
@@ -118,9 +126,8 @@ class Deque {
  private:
   struct Array {
     std::int64_t mask;
-    Task** slots;
+    TaskSlot* slots;
   };
-  static std::atomic_ref<Task*> slot(Task** slots, std::int64_t i) { return std::atomic_ref<Task*>(slots[i]); }
   void make_room(std::int64_t b);
 
   // Written by thieves (CAS) and by the owner for the last task.
@@ -131,7 +138,7 @@ class Deque {
   // Owner-private: copies of the current array, so push/pop need no
   // dependent load; push's limit (a cached top + capacity: top only grows,
   // so the limit is conservative); the arrays to free at the end.
-  alignas(64) Task** slots_ = nullptr;
+  alignas(64) TaskSlot* slots_ = nullptr;
   std::int64_t mask_ = 0;
   std::int64_t limit_ = 0;
   std::vector<Array*> arrays_;

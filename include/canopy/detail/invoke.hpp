@@ -1,10 +1,12 @@
 // canopy::invoke (declared in canopy/runtime.hpp): a two-way fork-join whose
-// stealable half is a task in invoke's own frame. After f2, the newest task
-// in the deque is f1's unless a thief took it (tasks pushed while f2 ran
-// were popped or stolen, except foreign spawns f2 may have left: those are
-// popped and run first). So a successful pop of f1's task means "not
-// stolen" and f1 is called directly, with its type known: no indirect call,
-// no counter. A stolen f1 is waited for like a task group of one.
+// stealable half is a deque slot pointing to f1 in invoke's own frame, with
+// a group of one task (also in the frame). After f2, the newest task in the
+// deque is f1's unless a thief took it (tasks pushed while f2 ran were
+// popped or stolen, except foreign spawns f2 may have left: those are
+// popped and run first). So a pop that returns f1's slot (recognised by its
+// group) means "not stolen", and f1 is then called directly, its type
+// known: no indirect call, no counter. A stolen f1 is waited for like a
+// task group of one.
 #pragma once
 #include <type_traits>
 #include <utility>
@@ -13,30 +15,23 @@ namespace canopy {
 
 namespace detail {
 
-// After a first pop that did not return f1's task: runs foreign tasks found
-// above it and takes f1's back if nobody stole it (true).
-bool take_back_slow(Worker* w, Task* popped, Task* mine, std::int64_t base);
-
 template <class F1, class F2>
 [[gnu::always_inline]] inline void invoke_on(Worker* w, F1& f1, F2& f2) {
-  InvokeTask<F1> t;
-  Group& g = t.own;
+  Group g;
   g.set_owner(w);
   g.pending = 1;
-  t.run = &run_invoke_task<F1>;
-  t.group = &g;
-  t.fn = &f1;
   const std::int64_t base = w->deque.bottom();
   g.base = base;  // if f1 is stolen, the wait helps only with what is above
-  push_task_at(w, base, &t);
+  push_task(w, base, &run_invoke_task<F1>, &g,
+            [&f1](TaskSlot* s) { store_word(s, 2, reinterpret_cast<std::uint64_t>(&f1)); });
   try {
     f2();
   } catch (...) {
-    invoke_unwind(w, &t, base);
+    invoke_unwind(w, &g, base);
     throw;
   }
-  Task* p = w->deque.pop();
-  if (p == &t || take_back_slow(w, p, &t, base)) [[likely]] {
+  const TaskSlot* p = w->deque.pop();
+  if ((p && slot_group(p) == &g) || take_back_slow(w, p, &g, base)) [[likely]] {
     f1();
     return;
   }

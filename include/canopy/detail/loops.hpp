@@ -112,9 +112,8 @@ void TaskGroup::spawn_hinted(int target, F&& f) {
     spawn(std::forward<F>(f));
     return;
   }
-  detail::ProxyHeader* p = detail::new_proxy(w, &g_, std::forward<F>(f));
+  detail::ProxyHeader* p = detail::spawn_proxy(w, &g_, std::forward<F>(f));
   ++g_.pending;
-  detail::push_task(w, p);
   detail::post_to_mailbox(to, p);
 }
 

@@ -1,13 +1,20 @@
-// Task types built from callables, and where their blocks come from:
-//  - a pooled task: a block of the spawning worker's pool, given back when
-//    the task ends (by whichever worker ran it);
-//  - an inline task: the first task of a TaskGroup lives inside the group
-//    (on the waiter's stack, which outlives the task): no pool round trip;
-//  - an invoke task: canopy::invoke's stealable half, in invoke's frame;
-//  - an affinity proxy: in a deque and in another worker's mailbox at once;
-//    the first copy to claim it runs it, the last to drop it frees it.
+// Task kinds and how each runs from a deque slot:
+//  - a slot task: a callable that can be copied as bytes and fits in 48
+//    bytes lives in the slot itself (no allocation, nothing to free);
+//  - a pooled task: any other callable, in a block of the spawning
+//    worker's pool, given back when the task ends (by whichever worker ran
+//    it); the slot holds a pointer;
+//  - an invoke task: the slot points to invoke's callable in invoke's frame;
+//  - an affinity proxy: a pooled task both in a deque and in another
+//    worker's mailbox; the first copy to claim it runs it, the last to drop
+//    it frees it.
+// "Foreign" tasks were spawned into a group by a thread other than its
+// owner: they count themselves (the spawn decremented the group's `remote`).
 #pragma once
+#include <array>
 #include <atomic>
+#include <bit>
+#include <cstring>
 #include <new>
 #include <type_traits>
 #include <utility>
@@ -15,6 +22,72 @@
 #include "canopy/detail/worker.hpp"
 
 namespace canopy::detail {
+
+// ---- exceptions ----
+
+// Calls fn; an exception is kept in the group for its waiter.
+template <class F>
+inline void call_in_group(F& fn, Group* g) {
+  try {
+    fn();
+  } catch (...) {
+    record_exception(g);
+  }
+}
+
+template <bool Foreign>
+inline Group* finish(Group* g) {
+  if constexpr (Foreign) {
+    complete_remote(g);
+    return nullptr;
+  } else {
+    return g;
+  }
+}
+
+// ---- slot tasks ----
+
+template <class F>
+inline constexpr bool kFitsSlot = std::is_trivially_copyable_v<F> && alignof(F) <= 8 &&
+                                  sizeof(F) <= TaskSlot::kPayloadWords * sizeof(std::uint64_t);
+
+// F padded to whole words, so that it converts to and from words.
+template <class F>
+struct alignas(8) Boxed {
+  F f;
+};
+template <class F>
+inline constexpr int kWordsOf = std::is_empty_v<F> ? 0 : static_cast<int>(sizeof(Boxed<F>) / 8);
+
+template <class F>
+inline void store_callable(TaskSlot* s, const F& f) {
+  if constexpr (kWordsOf<F> > 0) {
+    const auto words = std::bit_cast<std::array<std::uint64_t, kWordsOf<F>>>(Boxed<F>{f});
+    for (int i = 0; i < kWordsOf<F>; ++i) store_word(s, 2 + i, words[i]);
+  }
+}
+
+template <class F>
+inline F load_callable(const TaskSlot* s) {
+  if constexpr (kWordsOf<F> > 0) {
+    std::array<std::uint64_t, kWordsOf<F>> words;
+    std::memcpy(words.data(), &s->word[2], sizeof words);
+    return std::bit_cast<Boxed<F>>(words).f;
+  } else {
+    return std::bit_cast<F>(std::array<unsigned char, sizeof(F)>{});
+  }
+}
+
+template <class F, bool Foreign>
+Group* run_slot_task(const TaskSlot* s, Worker* w) {
+  F f = load_callable<F>(s);  // first: the slot is reused by the next push
+  Group* g = slot_group(s);
+  call_in_group(f, g);
+  ++w->tasks_run;
+  return finish<Foreign>(g);
+}
+
+// ---- pooled tasks ----
 
 template <class F>
 struct FnTask : Task {
@@ -51,23 +124,11 @@ inline R free_block_and_return(Worker* w, T* p, R r) {
   }
 }
 
-// Calls fn; an exception is kept in the group for its waiter.
-template <class F>
-inline void call_in_group(F& fn, Group* const* group) {
-  try {
-    fn();
-  } catch (...) {
-    record_exception(*group);
-  }
-}
-
-// Foreign: spawned into the group by a thread other than its owner; it
-// counts itself (the spawn decremented `remote`).
 template <class F, bool Foreign>
-Group* run_pooled_task(Task* t, Worker* w) {
-  auto* self = static_cast<FnTask<F>*>(t);
-  call_in_group(self->fn, &self->group);
+Group* run_pooled_task(const TaskSlot* s, Worker* w) {
+  auto* self = slot_pointer<FnTask<F>>(s);
   Group* g = self->group;
+  call_in_group(self->fn, g);
   self->~FnTask<F>();
   ++w->tasks_run;
   if constexpr (Foreign) {
@@ -79,55 +140,38 @@ Group* run_pooled_task(Task* t, Worker* w) {
   }
 }
 
+// Spawns f into group g on worker w (the caller counted it).
+template <bool Foreign, class F>
+inline void spawn_task(Worker* w, Group* g, F&& f) {
+  using Fn = std::decay_t<F>;
+  const std::int64_t b = w->deque.bottom();
+  if constexpr (kFitsSlot<Fn>) {
+    push_task(w, b, &run_slot_task<Fn, Foreign>, g, [&](TaskSlot* s) { store_callable<Fn>(s, f); });
+  } else {
+    using T = FnTask<Fn>;
+    T* t = static_cast<T*>(alloc_block<T>(w));
+    t->run = nullptr;  // runs only from its slot
+    t->group = g;
+    try {
+      ::new (static_cast<void*>(&t->fn)) Fn(std::forward<F>(f));
+    } catch (...) {
+      free_block(w, t);
+      throw;
+    }
+    push_task(w, b, &run_pooled_task<Fn, Foreign>, g,
+              [t](TaskSlot* s) { store_word(s, 2, reinterpret_cast<std::uint64_t>(t)); });
+  }
+}
+
+// ---- invoke ----
+
 template <class F>
-Group* run_inline_task(Task* t, Worker* w) {
-  auto* self = static_cast<FnTask<F>*>(t);
-  call_in_group(self->fn, &self->group);
-  Group* g = self->group;
-  self->~FnTask<F>();
+Group* run_invoke_task(const TaskSlot* s, Worker* w) {
+  F* f = slot_pointer<F>(s);
+  Group* g = slot_group(s);
+  call_in_group(*f, g);
   ++w->tasks_run;
   return g;
-}
-
-template <bool Foreign, class F>
-inline Task* new_task(Worker* w, Group* g, F&& f) {
-  using Fn = std::decay_t<F>;
-  using T = FnTask<Fn>;
-  T* t = static_cast<T*>(alloc_block<T>(w));
-  t->run = &run_pooled_task<Fn, Foreign>;
-  t->group = g;
-  ::new (static_cast<void*>(&t->fn)) Fn(std::forward<F>(f));
-  return t;
-}
-
-template <class F>
-inline Task* new_inline_task(void* slot, Group* g, F&& f) {
-  using Fn = std::decay_t<F>;
-  using T = FnTask<Fn>;
-  T* t = static_cast<T*>(slot);
-  t->run = &run_inline_task<Fn>;
-  t->group = g;
-  ::new (static_cast<void*>(&t->fn)) Fn(std::forward<F>(f));
-  return t;
-}
-
-// canopy::invoke's stealable half: a pointer to the caller's callable, and
-// the group of one task its thief reports to.
-template <class F>
-struct InvokeTask : Task {
-  F* fn;
-  Group own;
-};
-// f2 of an invoke threw: take f1's task back unless stolen (then wait for
-// it), so that nothing refers to the frame being unwound.
-void invoke_unwind(Worker* w, Task* t, std::int64_t base) noexcept;
-
-template <class F>
-Group* run_invoke_task(Task* t, Worker* w) {
-  auto* self = static_cast<InvokeTask<F>*>(t);
-  call_in_group(*self->fn, &self->group);
-  ++w->tasks_run;
-  return self->group;
 }
 
 // ---- affinity proxies ----
@@ -154,6 +198,8 @@ void drop_proxy(ProxyTask<F>* self, Worker* w) {
   if (self->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) free_block(w, self);
 }
 
+// Both copies run through here: the mailbox one (as a Task) and the deque
+// one (from its slot).
 template <class F>
 Group* run_proxy_task(Task* t, Worker* w) {
   auto* self = static_cast<ProxyTask<F>*>(t);
@@ -162,24 +208,36 @@ Group* run_proxy_task(Task* t, Worker* w) {
     return nullptr;
   }
   Group* g = self->group;
-  call_in_group(self->fn(), &g);
+  call_in_group(self->fn(), g);
   self->fn().~F();
   drop_proxy(self, w);
   ++w->tasks_run;
   return g;
 }
 
-// A proxy: the caller pushes it to its own deque and mails it to the
+template <class F>
+Group* run_proxy_slot(const TaskSlot* s, Worker* w) {
+  return run_proxy_task<F>(slot_pointer<Task>(s), w);
+}
+
+// Spawns f as a proxy on w's deque and returns it, to be mailed to its
 // target (post_to_mailbox).
 template <class F>
-inline ProxyHeader* new_proxy(Worker* w, Group* g, F&& f) {
+inline ProxyHeader* spawn_proxy(Worker* w, Group* g, F&& f) {
   using Fn = std::decay_t<F>;
   using T = ProxyTask<Fn>;
   static_assert(std::is_trivially_destructible_v<T>);
   T* t = ::new (alloc_block<T>(w)) T;
   t->run = &run_proxy_task<Fn>;
   t->group = g;
-  ::new (static_cast<void*>(t->storage)) Fn(std::forward<F>(f));
+  try {
+    ::new (static_cast<void*>(t->storage)) Fn(std::forward<F>(f));
+  } catch (...) {
+    free_block(w, t);
+    throw;
+  }
+  push_task(w, w->deque.bottom(), &run_proxy_slot<Fn>, g,
+            [t](TaskSlot* s) { store_word(s, 2, reinterpret_cast<std::uint64_t>(static_cast<Task*>(t))); });
   return t;
 }
 

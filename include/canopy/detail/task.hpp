@@ -1,7 +1,11 @@
-// The task header every spawned task starts with, and the per-worker pool
-// tasks are allocated from (never the global heap on the hot path).
+// What a deque slot holds, the header of tasks that live elsewhere, and the
+// per-worker pool those are allocated from (never the global heap on the
+// hot path).
 //
-// A task is one block: this header, then the callable. The pool hands out
+// A small callable that can be copied as bytes (a lambda capturing a few
+// pointers or numbers) lives in the deque slot itself: spawning writes it
+// there, running copies it out. Other callables live in a pool block (this
+// header, then the callable) the slot points to. The pool hands out
 // blocks of two sizes from 64 KiB slabs aligned to 64 KiB, so that the slab
 // header (which pool owns the block) is found by masking the address. The
 // owner allocates and frees with plain loads and stores; a block freed by
@@ -21,11 +25,41 @@ namespace canopy::detail {
 struct Worker;
 struct Group;
 
+// A deque slot: one cache line of words. word[0] is the function that runs
+// it, word[1] its group, word[2..7] the callable's bytes or a pointer to the
+// task. The owner writes the words with relaxed atomic stores and thieves
+// copy them with relaxed atomic loads (a slot may be rewritten, after the
+// deque wrapped around, while a slow thief still copies it: the thief's CAS
+// on `top` then fails and it drops the copy, but the accesses must not be a
+// data race). The owner reads its own slots plainly.
+struct alignas(64) TaskSlot {
+  static constexpr int kWords = 8;
+  static constexpr int kPayloadWords = 6;
+  std::uint64_t word[kWords];
+};
+
+// Runs the task in `slot` on worker `w` (copying what it needs out of the
+// slot first: the owner may reuse the slot as soon as the task spawns).
+// Returns the group the caller must count the task for (a task its group's
+// owner spawned), or nullptr when there is nothing to count: a foreign task
+// counted itself, or a proxy whose other copy was claimed.
+using SlotRun = Group* (*)(const TaskSlot* slot, Worker* w);
+
+inline void store_word(TaskSlot* s, int i, std::uint64_t v) {
+  std::atomic_ref<std::uint64_t>(s->word[i]).store(v, std::memory_order_relaxed);
+}
+inline SlotRun slot_run(const TaskSlot* s) { return reinterpret_cast<SlotRun>(s->word[0]); }
+inline Group* slot_group(const TaskSlot* s) { return reinterpret_cast<Group*>(s->word[1]); }
+template <class T>
+inline T* slot_pointer(const TaskSlot* s) {
+  return reinterpret_cast<T*>(s->word[2]);
+}
+
+// The header of a task that lives in a pool block or elsewhere (and of
+// affinity proxies, which mailboxes hold).
 struct Task {
   // Runs the task on worker `w`, destroys the callable and gives the block
-  // back. Returns the group the caller must count the task for (a task its
-  // group's owner spawned), or nullptr when there is nothing to count: a
-  // foreign task counted itself, or a proxy whose other copy was claimed.
+  // back; returns what SlotRun returns.
   Group* (*run)(Task* self, Worker* w);
   Group* group;  // the group that waits for it
 };

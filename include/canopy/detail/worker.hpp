@@ -119,14 +119,22 @@ void record_exception(Group* g) noexcept;       // inside a catch: keep the firs
 [[noreturn]] void rethrow_group_error(Group* g);  // hand g's exception to the waiter and reset it
 void drop_group_error(Group* g) noexcept;       // forget it (a group destroyed without wait())
 void post_to_mailbox(Worker* target, Task* t);  // affinity proxies
+// invoke (invoke.hpp): after a pop that did not return f1's slot, runs the
+// foreign tasks above it and takes f1's back unless stolen (true); and the
+// same when f2 threw, waiting for a stolen f1.
+bool take_back_slow(Worker* w, const TaskSlot* popped, const Group* mine, std::int64_t base);
+void invoke_unwind(Worker* w, Group* g, std::int64_t base) noexcept;
 
-inline void push_task(Worker* w, Task* t) {
-  w->deque.push(t);
-  if (w->sleepers.load(std::memory_order_relaxed) != 0) [[unlikely]] notify_after_push(w);
-}
-// push_task() when the caller already read w->deque.bottom() (b).
-inline void push_task_at(Worker* w, std::int64_t b, Task* t) {
-  w->deque.push_at(b, t);
+// Pushes a task on w's deque: `fill(slot)` writes its words 2.. (the
+// callable or a pointer). Then, if some worker may sleep, maybe wake one
+// (after the push: see notifier.hpp).
+template <class Fill>
+inline void push_task(Worker* w, std::int64_t b, SlotRun run, Group* g, Fill&& fill) {
+  TaskSlot* s = w->deque.reserve(b);
+  store_word(s, 0, reinterpret_cast<std::uint64_t>(run));
+  store_word(s, 1, reinterpret_cast<std::uint64_t>(g));
+  fill(s);
+  w->deque.publish(b);
   if (w->sleepers.load(std::memory_order_relaxed) != 0) [[unlikely]] notify_after_push(w);
 }
 
@@ -138,7 +146,11 @@ inline void count_done(Group* g, Worker* w) {
     complete_remote(g);
 }
 
-// Runs a task taken from a deque or a mailbox, and counts it.
+// Runs a task from a deque slot (or a copy of one), and counts it.
+inline void execute(Worker* w, const TaskSlot* s) {
+  if (Group* g = slot_run(s)(s, w)) count_done(g, w);
+}
+// The same for a task that is not in a slot (mail).
 inline void execute(Worker* w, Task* t) {
   if (Group* g = t->run(t, w)) count_done(g, w);
 }
