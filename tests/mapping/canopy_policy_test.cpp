@@ -124,16 +124,16 @@ TEST(CanopyPolicy, IsRegisteredAndDefault) {
 }
 
 TEST(CanopyPolicy, FillsSlotsInEveryRegime) {
-  const std::vector<std::string> machines = {"pack:2 core:8 pu:2", "numa:4 core:6 pu:4", "pack:3 numa:2 core:5 pu:1",
-                                             "pack:2 numa:2 l3:2 core:3 pu:2"};
+  const std::vector<std::string> machines = {"pack:2 core:4 pu:2", "numa:3 core:4 pu:4", "pack:3 numa:2 core:3 pu:1",
+                                             "pack:2 numa:2 l3:2 core:2 pu:2"};
   for (const std::string& desc : machines) {
     Topology topo = Topology::from_synthetic(desc);
     const int P = topo.num_pus();
     for (int T : {1, 3, P / 3, P / 2 + 1, P - 1, P, P + P / 2, 3 * P + 1}) {
       for (bool pack : {false, true}) {
         if (pack && T >= P) continue;
-        for (int kind = 0; kind < 3; ++kind) {
-          CommMatrix m = kind == 0 ? test::stencil2d(T) : kind == 1 ? test::random_sparse(T, 6, T) : test::pipeline(T);
+        for (int kind = 0; kind < 2; ++kind) {
+          CommMatrix m = kind == 0 ? test::random_sparse(T, 6, T) : test::pipeline(T);
           const std::string what = desc + ", T=" + std::to_string(T) + (pack ? " pack" : "") + " kind " +
                                    std::to_string(kind);
           Mapped r = run_canopy(topo, m, pack);
@@ -161,8 +161,8 @@ TEST(CanopyPolicy, UnbalancedTrees) {
 }
 
 TEST(CanopyPolicy, Deterministic) {
-  Topology topo = Topology::from_synthetic("pack:2 numa:2 core:8 pu:2");
-  for (const CommMatrix& m : {test::permuted(test::stencil2d(64)), test::random_sparse(96, 8, 2), test::all_to_all(40)}) {
+  Topology topo = Topology::from_synthetic("pack:2 numa:2 core:4 pu:2");
+  for (const CommMatrix& m : {test::permuted(test::stencil2d(32)), test::random_sparse(40, 8, 2), test::all_to_all(24)}) {
     Mapped a = run_canopy(topo, m);
     Mapped b = run_canopy(topo, m);
     EXPECT_EQ(a.task_pu, b.task_pu);
@@ -178,13 +178,12 @@ TEST(CanopyPolicy, IndependentOfTaskNumbering) {
     CommMatrix m;
   };
   const std::vector<Case> cases = {{"pack:2 core:8 pu:2", test::stencil2d(32)},
-                                   {"pack:12 core:8 pu:2", test::stencil2d(192)},
-                                   {"numa:4 core:16 pu:4", stencil3d(8, 8, 4)},
-                                   {"pack:4 numa:2 core:8 pu:2", stencil3d(4, 4, 8)}};
+                                   {"pack:6 core:8 pu:2", test::stencil2d(96)},
+                                   {"pack:4 numa:2 core:4 pu:2", stencil3d(4, 4, 4)}};
   for (const Case& c : cases) {
     Topology topo = Topology::from_synthetic(c.topo);
     const double plain = run_canopy(topo, c.m).cost;
-    for (unsigned seed : {1u, 2u, 3u}) {
+    for (unsigned seed : {1u, 2u}) {
       const double shuffled = run_canopy(topo, test::permuted(c.m, seed)).cost;
       EXPECT_LT(shuffled, plain * 1.04) << c.topo << " seed " << seed;
       EXPECT_GT(shuffled, plain / 1.04) << c.topo << " seed " << seed;

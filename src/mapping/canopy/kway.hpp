@@ -26,6 +26,7 @@ namespace canopy::cmap {
 struct KwayParams {
   int groupings = 1;      // children groupings tried (1..kGroupingRules, see split_point)
   int refine_passes = 6;  // greedy k-way passes (stop early when nothing moves)
+  int first_split_tries = 1;  // top_down.cpp: seeds tried for the first (root) split
   BisectParams bisect;
 };
 

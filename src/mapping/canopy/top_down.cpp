@@ -21,7 +21,9 @@ struct TopDown {
 
   // `sub` is the graph of the tasks `ids` (global task numbers); they go
   // below `node`, whose slots add up to sub.n.
-  void place(const Graph& sub, const std::vector<int>& ids, int node, std::uint64_t seed) {
+  int first_split_tries = 1;
+
+  void place(const Graph& sub, const std::vector<int>& ids, int node, std::uint64_t seed, int depth) {
     if (ids.empty()) return;
     std::vector<int> children;
     for (;;) {
@@ -43,7 +45,15 @@ struct TopDown {
     std::vector<std::int64_t> targets;
     for (int c : children) targets.push_back(tree.slots[c]);
     const std::uint64_t s = mix(seed, static_cast<std::uint64_t>(node));
-    const std::vector<int> part = kway.partition(sub, targets, s);
+    std::vector<int> part = kway.partition(sub, targets, s);
+    // The first split cuts the most expensive edges and decides the shape of
+    // everything below; its quality varies with the coarsening's random
+    // matchings, so it gets several tries and keeps the least cut.
+    if (depth == 0)
+      for (int t = 1; t < first_split_tries; ++t) {
+        std::vector<int> other = kway.partition(sub, targets, mix(s, 1000 + t));
+        if (KwayPartitioner::cut(sub, other) < KwayPartitioner::cut(sub, part)) part.swap(other);
+      }
 
     // The tasks of each child, then each child's graph, one at a time.
     const int k = static_cast<int>(children.size());
@@ -66,7 +76,7 @@ struct TopDown {
       for (std::size_t j = 0; j < local.size(); ++j) gl[j] = ids[local[j]];
       const Graph child = induced_subgraph(sub, local, scratch);
       std::vector<int>().swap(local);
-      place(child, gl, children[i], mix(s, i + 1));
+      place(child, gl, children[i], mix(s, i + 1), depth + 1);
     }
   }
 };
@@ -79,7 +89,8 @@ std::vector<int> top_down_partition(const Graph& g, const Tree& tree, std::uint6
   for (int i = 0; i < g.n; ++i) ids[i] = i;
   KwayPartitioner kway(params);
   TopDown td{tree, kway, task_pu};
-  td.place(g, ids, tree.root, seed);
+  td.first_split_tries = std::max(1, params.first_split_tries);
+  td.place(g, ids, tree.root, seed, 0);
   return task_pu;
 }
 
