@@ -305,6 +305,10 @@ std::vector<std::uint8_t> Bisector::bisect(const Graph& g, std::int64_t target0,
   // coarse levels FM moves whole clusters, which escapes the local minima
   // that single-vertex moves at the finest level are stuck in.
   cmaps.clear();
+  // Up to vcycles cycles; after the first `vcycles_min`, stop at the first
+  // cycle that does not lower the cut (random graphs settle at once, grids
+  // keep straightening their cut for several cycles).
+  double cur_cut = params_.vcycles > 0 ? cut_weight(g, part) : 0;
   for (int cycle = 0; cycle < params_.vcycles && g.n > params_.coarsen_to; ++cycle) {
     std::vector<std::vector<std::uint8_t>> parts{part};
     cur = &g;
@@ -333,7 +337,14 @@ std::vector<std::uint8_t> Bisector::bisect(const Graph& g, std::int64_t target0,
                 seed + 7919u * (level + 1) + 104729u * (cycle + 1));
     }
     const std::int64_t ex_old = std::llabs(weight0(g, part) - target0), ex_new = std::llabs(weight0(g, p) - target0);
-    if (ex_new < ex_old || (ex_new == ex_old && cut_weight(g, p) < cut_weight(g, part))) part.swap(p);
+    const double new_cut = cut_weight(g, p);
+    const bool better = ex_new < ex_old || (ex_new == ex_old && new_cut < cur_cut);
+    if (better) {
+      part.swap(p);
+      cur_cut = new_cut;
+    } else if (cycle + 1 >= params_.vcycles_min) {
+      break;
+    }
   }
   return part;
 }

@@ -22,7 +22,8 @@ struct BisectParams {
   int init_tries = 8;    // greedy-growing starts on the coarsest graph of a coarsened input
   int small_tries = 4;   // the same for inputs small enough not to be coarsened
   int fm_passes = 8;     // refinement passes per level (stops early without gain)
-  int vcycles = 1;       // extra V-cycles: re-coarsen within the parts, refine again
+  int vcycles = 1;       // extra V-cycles at most: re-coarsen within the parts, refine again
+  int vcycles_min = 1 << 30;  // cycles always run; later ones only while each lowers the cut
 };
 
 class Bisector {
