@@ -67,10 +67,20 @@ inline void report(const char* bench, const char* impl, int threads, int rep, do
   std::fflush(stdout);
 }
 
-// Runs body() once to warm up, then reps times, reporting each.
+// Warms up (caches, page mappings, clock frequency, threads started): runs
+// body() at least once and for at least 0.2 s.
+template <class F>
+void warm_up(F& body) {
+  const double t0 = now();
+  do {
+    body();
+  } while (now() - t0 < 0.2);
+}
+
+// Warms up, then runs body() reps times, reporting each.
 template <class F>
 void measure(const Args& a, const char* bench, const char* impl, double count, const char* unit, F&& body) {
-  body();
+  warm_up(body);
   for (int r = 0; r < a.reps; ++r) {
     const double t0 = now();
     body();
@@ -117,7 +127,7 @@ inline Delay calibrate_delay(double target_seconds) {
 // and reports the overhead per construct, the time beyond one delay.
 template <class F>
 void measure_overhead(const Args& a, const char* bench, const char* impl, long reps, const Delay& d, F&& body) {
-  body();
+  warm_up(body);
   for (int r = 0; r < a.reps; ++r) {
     const double t0 = now();
     body();

@@ -1,18 +1,19 @@
 // canopy's task runtime: workers bound to the machine's topology, fork-join
-// task groups, and parallel loops, on a work-stealing scheduler that steals
-// close before it steals far (docs/runtime.md).
+// (task groups, invoke) and parallel loops, on a work-stealing scheduler
+// that steals close before it steals far (docs/runtime.md).
 //
 //   canopy::Runtime rt;                       // CANOPY_NUM_THREADS, CANOPY_BIND, ...
 //   long fib(int n) {
 //     if (n < 2) return n;
 //     long a, b;
-//     canopy::TaskGroup g;
-//     g.spawn([&] { a = fib(n - 1); });
-//     b = fib(n - 2);
-//     g.wait();                               // helps; rethrows a task's exception
+//     canopy::invoke([&] { a = fib(n - 1); },   // queued, may be stolen
+//                    [&] { b = fib(n - 2); });  // runs now
 //     return a + b;
 //   }
 //   long r = rt.run([] { return fib(30); });
+//   canopy::TaskGroup g;                      // any number of tasks
+//   for (auto& x : items) g.spawn([&x] { process(x); });
+//   g.wait();                                 // helps; rethrows a task's exception
 //   canopy::parallel_for(0, n, [&](std::int64_t i) { y[i] += a * x[i]; });
 //
 // Threads: a runtime of N workers starts N-1 threads; worker 0 is the
@@ -260,10 +261,11 @@ class TaskGroup {
 };
 
 // Runs f1 and f2, possibly in parallel, and returns when both are done:
-// f1 is queued (stealable) in a task that lives in this call's frame, f2
-// runs at once; if nobody stole f1, it then runs here, called directly. The
-// cheapest fork-join there is (no allocation, no counter). An exception of
-// f1 or f2 propagates; if f2 throws and f1 was not stolen yet, f1 is not run.
+// f1 is queued (stealable) in a deque slot, f2 runs at once; if nobody stole
+// f1, it then runs here, called directly. The cheapest fork-join there is
+// (no allocation, no counter). A thief may run a copy of f1 (when f1 is a
+// small callable that can be copied as bytes). An exception of f1 or f2
+// propagates; if f2 throws and f1 was not stolen yet, f1 is not run.
 template <class F1, class F2>
 void invoke(F1&& f1, F2&& f2);
 

@@ -1,6 +1,7 @@
 // canopy::invoke (declared in canopy/runtime.hpp): a two-way fork-join whose
-// stealable half is a deque slot pointing to f1 in invoke's own frame, with
-// a group of one task (also in the frame). After f2, the newest task in the
+// stealable half is a deque slot holding f1 (a copy when it fits the slot,
+// else a pointer to f1 in invoke's own frame), with a group of one task in
+// the frame. After f2, the newest task in the
 // deque is f1's unless a thief took it (tasks pushed while f2 ran were
 // popped or stolen, except foreign spawns f2 may have left: those are
 // popped and run first). So a pop that returns f1's slot (recognised by its
@@ -22,8 +23,14 @@ template <class F1, class F2>
   g.pending = 1;
   const std::int64_t base = w->deque.bottom();
   g.base = base;  // if f1 is stolen, the wait helps only with what is above
-  push_task(w, base, &run_invoke_task<F1>, &g,
-            [&f1](TaskSlot* s) { store_word(s, 2, reinterpret_cast<std::uint64_t>(&f1)); });
+  if constexpr (kFitsSlot<F1>) {
+    // A thief runs a copy of f1 made from the slot: it needs no access to
+    // this frame but the group (one cache line fewer to fetch per steal).
+    push_task(w, base, &run_slot_task<F1, false>, &g, [&f1](TaskSlot* s) { store_callable<F1>(s, f1); });
+  } else {
+    push_task(w, base, &run_invoke_task<F1>, &g,
+              [&f1](TaskSlot* s) { store_word(s, 2, reinterpret_cast<std::uint64_t>(&f1)); });
+  }
   try {
     f2();
   } catch (...) {
@@ -32,6 +39,7 @@ template <class F1, class F2>
   }
   const TaskSlot* p = w->deque.pop();
   if ((p && slot_group(p) == &g) || take_back_slow(w, p, &g, base)) [[likely]] {
+    ++w->tasks_run;
     f1();
     return;
   }
