@@ -67,7 +67,7 @@ Quotient cut_tree(const Tree& t, int l) {
 }  // namespace
 
 void refine_levels(const Graph& g, const Tree& tree, const std::vector<double>& weights, std::vector<int>& task_pu,
-                   std::uint64_t seed, std::int64_t max_work) {
+                   std::uint64_t seed, std::int64_t max_work, int kl_passes) {
   const int L = tree.leaf_level();
   for (int l = L - 1; l >= 1; --l) {
     Quotient q = cut_tree(tree, l);
@@ -127,7 +127,7 @@ void refine_levels(const Graph& g, const Tree& tree, const std::vector<double>& 
     const std::vector<double> qw(weights.begin(), weights.begin() + l + 1);
     std::vector<int> moved = qpos;
     refine_swaps(qg, q.tree, qw, moved, seed + l, max_work);
-    refine_kl(qg, q.tree, qw, moved, seed + 7 * l, max_work);
+    if (kl_passes > 0) refine_kl(qg, q.tree, qw, moved, seed + 7 * l, max_work, kl_passes);
 
     // Move the tasks with their node's contents (same shape: same offsets).
     for (int x = 0; x < nq; ++x) {

@@ -50,8 +50,8 @@ std::vector<int> map_graph(const Graph& g, const Tree& tree, const std::vector<d
   // Work budgets in edge visits: proportional to the graph, with a floor so
   // that small graphs are refined to convergence.
   const double size = static_cast<double>(g.n + 2 * m);
-  const std::int64_t work = static_cast<std::int64_t>(e.swap_work * size) + 200000;
-  const std::int64_t kl_work = static_cast<std::int64_t>(e.kl_work * size) + 2000000;
+  const std::int64_t work = static_cast<std::int64_t>(e.swap_work * size) + e.work_floor;
+  const std::int64_t kl_work = static_cast<std::int64_t>(e.kl_work * size) + 10 * e.work_floor;
   int lo = 0, hi = 0;
   for (int c : tree.capacity)
     if (c > 0) {
@@ -80,7 +80,7 @@ std::vector<int> map_graph(const Graph& g, const Tree& tree, const std::vector<d
     refine_swaps(g, tree, weights, pos, seed ^ 0xa5a5a5a5ULL, work);
     if (run_kl) refine_kl(g, tree, weights, pos, seed ^ 0x5a5a5a5aULL, kl_work, e.kl_passes);
     if (e.level_rounds > 0) {
-      refine_levels(g, tree, weights, pos, seed ^ 0x3c3c3c3cULL, kl_work);
+      refine_levels(g, tree, weights, pos, seed ^ 0x3c3c3c3cULL, kl_work, e.level_kl_passes);
       refine_swaps(g, tree, weights, pos, seed ^ 0xa5a5a5a6ULL, work);
       if (run_kl) refine_kl(g, tree, weights, pos, seed ^ 0x5a5a5a5bULL, kl_work, e.kl_passes);
     }

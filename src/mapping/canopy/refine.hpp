@@ -37,6 +37,6 @@ void refine_kl(const Graph& g, const Tree& tree, const std::vector<double>& weig
 // cores up, exchanges the contents of two nodes of the same shape when that
 // lowers the cost (swap and Kernighan-Lin passes on the quotient graph).
 void refine_levels(const Graph& g, const Tree& tree, const std::vector<double>& weights, std::vector<int>& task_pu,
-                   std::uint64_t seed, std::int64_t max_work);
+                   std::uint64_t seed, std::int64_t max_work, int kl_passes = 8);
 
 }  // namespace canopy::cmap
