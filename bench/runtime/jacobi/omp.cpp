@@ -1,5 +1,7 @@
 // 2D Jacobi with an OpenMP `for` (static schedule: each thread gets the same
-// rows every sweep), inside one parallel region per repetition.
+// rows every sweep), inside one parallel region per repetition. The loop
+// runs over one block of rows per thread, so that the kernel is called once
+// per thread and sweep, as in the other variants.
 #include <omp.h>
 
 #include <utility>
@@ -21,10 +23,15 @@ int main(int argc, char** argv) {
     double* pa = g.a.data();
     double* pb = g.b.data();
 #pragma omp parallel firstprivate(pa, pb)
-    for (int s = 0; s < sweeps; ++s) {
+    {
+      const long blocks = omp_get_num_threads();
+      const long rows = n - 2;
+      for (int s = 0; s < sweeps; ++s) {
 #pragma omp for schedule(static)
-      for (long i = 1; i < n - 1; ++i) bench::jacobi_rows(pa, pb, n, i, i + 1);
-      std::swap(pa, pb);
+        for (long k = 0; k < blocks; ++k)
+          bench::jacobi_rows(pa, pb, n, 1 + rows * k / blocks, 1 + rows * (k + 1) / blocks);
+        std::swap(pa, pb);
+      }
     }
     if (sweeps % 2) std::swap(g.a, g.b);
   });
