@@ -45,6 +45,17 @@ def run(cmd, env_extra=None, timeout=600):
     return p.stdout
 
 
+def cpu_times():
+    """(busy, total) jiffies of the whole machine, from /proc/stat."""
+    try:
+        with open("/proc/stat") as f:
+            v = [int(x) for x in f.readline().split()[1:]]
+        idle = v[3] + v[4]
+        return sum(v) - idle, sum(v)
+    except OSError:
+        return 0, 0
+
+
 def loadavg():
     try:
         with open("/proc/loadavg") as f:
@@ -240,8 +251,19 @@ def main():
     args.only = [p for p in args.only.split(",") if p]
     args.fib_n = PROBLEMS["fib"][2] if args.smoke else 35
     print(f"load average before: {loadavg()}  (cores: {os.cpu_count()})")
+    import resource
+    busy0, total0 = cpu_times()
+    ours0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     results = collect(args)
+    busy1, total1 = cpu_times()
+    ours1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     print(f"load average after: {loadavg()}")
+    if total1 > total0:
+        hz = os.sysconf("SC_CLK_TCK")
+        ours = (ours1.ru_utime + ours1.ru_stime - ours0.ru_utime - ours0.ru_stime) * hz
+        others = max(0.0, (busy1 - busy0) - ours) / (total1 - total0) * 100
+        print(f"machine busy during the run: {(busy1 - busy0) / (total1 - total0) * 100:.0f}% of all CPUs, "
+              f"of which other processes: {others:.0f}%")
     if args.smoke:
         print(f"smoke: {len(results)} results")
         return 0

@@ -90,7 +90,7 @@ struct ErrorBox {
 };
 
 struct Group {
-  // ---- written by the owner (on every spawn): one cache line ----
+  // ---- written by the owner (on every spawn) ----
   Worker* owner = nullptr;  // the owner's copy, for its own checks
   std::int64_t base = 0;
   std::int64_t pending = 0;
@@ -98,8 +98,9 @@ struct Group {
   // another cache line whatever the group's alignment: a thief's
   // completion must not bounce the line the owner writes on every spawn.
   char pad_[64 - sizeof(std::int64_t)];
-  // ---- read and written by other workers ----
-  Worker* owner_shared = nullptr;  // the same owner, for thieves
+  // ---- read and written by other workers (16-aligned: these two words
+  // never straddle two cache lines, a completing thief touches one) ----
+  alignas(16) Worker* owner_shared = nullptr;  // the same owner, for thieves
   std::atomic<std::int64_t> remote{0};
   // The first exception a task threw (set once, by CAS).
   std::atomic<ErrorBox*> error{nullptr};
