@@ -29,11 +29,13 @@ Effort default_effort(int n, std::int64_t m) {
   e.starts = 1;
   e.partition.groupings = 1;
   e.level_rounds = 0;
-  b.vcycles = q >= 2 ? 1 : 0;
-  b.init_tries = q >= 1 ? 4 : 2;
-  b.small_tries = q >= 1 ? 2 : 1;
-  b.fm_passes = q >= 1 ? 3 : 2;
-  e.swap_work = q >= 4 ? 10 : q >= 1 ? 5 : 2;
+  // One V-cycle stays even at 131,072 tasks: 1.7 s instead of 1.1 s there,
+  // for a 1.5% lower cost.
+  b.vcycles = 1;
+  b.init_tries = 4;
+  b.small_tries = 2;
+  b.fm_passes = 3;
+  e.swap_work = q >= 4 ? 10 : 5;
   e.kl_work = 10;
   // Kernighan-Lin finds the compound moves that slots of unequal capacity
   // call for (see kl_refine.cpp); with equal slots it gains little on large
