@@ -5,6 +5,8 @@
 //   -t THREADS   workers / threads (default 1)
 //   -r REPS      measured repetitions after one warm-up (default 5)
 //   -n SIZE      problem size (each benchmark has its default)
+//   -w RUNS      warm-up runs (default: as many as fill 0.2 s, at least one;
+//                instruction counting needs a fixed number)
 //
 // Each repetition prints one line:
 //   RESULT bench=<name> impl=<competitor> threads=<t> rep=<i> seconds=<s> count=<work items> unit=<what count counts>
@@ -22,7 +24,8 @@ namespace bench {
 struct Args {
   int threads = 1;
   int reps = 5;
-  long n = 0;  // 0: the benchmark's default
+  long n = 0;         // 0: the benchmark's default
+  int warmups = -1;   // -1: time-based
 };
 
 inline Args parse_args(int argc, char** argv) {
@@ -47,8 +50,10 @@ inline Args parse_args(int argc, char** argv) {
       a.reps = static_cast<int>(value("-r"));
     } else if (!std::strcmp(argv[i], "-n")) {
       a.n = value("-n");
+    } else if (!std::strcmp(argv[i], "-w")) {
+      a.warmups = static_cast<int>(value("-w"));
     } else {
-      std::fprintf(stderr, "usage: %s [-t threads] [-r repetitions] [-n size]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [-t threads] [-r repetitions] [-n size] [-w warm-up runs]\n", argv[0]);
       std::exit(2);
     }
   }
@@ -68,9 +73,13 @@ inline void report(const char* bench, const char* impl, int threads, int rep, do
 }
 
 // Warms up (caches, page mappings, clock frequency, threads started): runs
-// body() at least once and for at least 0.2 s.
+// body() a.warmups times, or at least once and for at least 0.2 s.
 template <class F>
-void warm_up(F& body) {
+void warm_up(const Args& a, F& body) {
+  if (a.warmups >= 0) {
+    for (int k = 0; k < a.warmups; ++k) body();
+    return;
+  }
   const double t0 = now();
   do {
     body();
@@ -80,7 +89,7 @@ void warm_up(F& body) {
 // Warms up, then runs body() reps times, reporting each.
 template <class F>
 void measure(const Args& a, const char* bench, const char* impl, double count, const char* unit, F&& body) {
-  warm_up(body);
+  warm_up(a, body);
   for (int r = 0; r < a.reps; ++r) {
     const double t0 = now();
     body();
@@ -127,7 +136,7 @@ inline Delay calibrate_delay(double target_seconds) {
 // and reports the overhead per construct, the time beyond one delay.
 template <class F>
 void measure_overhead(const Args& a, const char* bench, const char* impl, long reps, const Delay& d, F&& body) {
-  warm_up(body);
+  warm_up(a, body);
   for (int r = 0; r < a.reps; ++r) {
     const double t0 = now();
     body();

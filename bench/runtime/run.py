@@ -224,15 +224,15 @@ def callgrind(args):
     for impl in PROBLEMS["spawn"][0]:
         exe = binary(args.bin, "spawn", impl)
         if os.path.exists(exe):
-            # -r 1: a warm-up and one measured run, so 2 x n tasks.
-            big = instructions([exe, "-t", "1", "-r", "1", "-n", "100000"])
-            small = instructions([exe, "-t", "1", "-r", "1", "-n", "1000"])
+            # -w 1 -r 1: one warm-up and one measured run, so 2 x n tasks.
+            big = instructions([exe, "-t", "1", "-w", "1", "-r", "1", "-n", "100000"])
+            small = instructions([exe, "-t", "1", "-w", "1", "-r", "1", "-n", "1000"])
             rows.append(["spawn", impl, f"{(big - small) / (2 * 99000):.0f}"])
     for impl in PROBLEMS["fib"][0]:
         exe = binary(args.bin, "fib", impl)
         if os.path.exists(exe):
-            big = instructions([exe, "-t", "1", "-r", "1", "-n", "25"])
-            small = instructions([exe, "-t", "1", "-r", "1", "-n", "10"])
+            big = instructions([exe, "-t", "1", "-w", "1", "-r", "1", "-n", "25"])
+            small = instructions([exe, "-t", "1", "-w", "1", "-r", "1", "-n", "10"])
             rows.append(["fib", impl, f"{(big - small) / (2 * (fib_tasks(25) - fib_tasks(10))):.0f}"])
     table("instructions per task, 1 thread (callgrind)", ["bench", "impl", "instr/task"], rows, args.markdown)
 

@@ -214,10 +214,7 @@ class TaskGroup {
     entered_ = true;
     return detail::enter_runtime(rt, &prev_);
   }
-  void init(detail::Worker* w) {
-    g_.set_owner(w);
-    g_.base = w->deque.bottom();
-  }
+  void init(detail::Worker* w) { g_.init(w, w->deque.bottom()); }
   // Runs the group's tasks nobody stole (newest first), then waits for the
   // stolen ones; leaves the group ready for the next spawn.
   [[gnu::always_inline]] void drain(detail::Worker* w) {

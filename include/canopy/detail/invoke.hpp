@@ -19,10 +19,8 @@ namespace detail {
 template <class F1, class F2>
 [[gnu::always_inline]] inline void invoke_on(Worker* w, F1& f1, F2& f2) {
   Group g;
-  g.set_owner(w);
-  g.pending = 1;
+  g.owner_shared = w;  // what a thief needs; the rest only if f1 is stolen
   const std::int64_t base = w->deque.bottom();
-  g.base = base;  // if f1 is stolen, the wait helps only with what is above
   if constexpr (kFitsSlot<F1>) {
     // A thief runs a copy of f1 made from the slot: it needs no access to
     // this frame but the group (one cache line fewer to fetch per steal).
@@ -34,6 +32,7 @@ template <class F1, class F2>
   try {
     f2();
   } catch (...) {
+    g.init_owner_side(w, base, 1);
     invoke_unwind(w, &g, base);
     throw;
   }
@@ -43,6 +42,9 @@ template <class F1, class F2>
     f1();
     return;
   }
+  // Stolen: wait for it like a group of one task (helping only with what
+  // is above `base`).
+  g.init_owner_side(w, base, 1);
   wait_slow(w, &g);
   if (g.error.load(std::memory_order_relaxed)) rethrow_group_error(&g);
 }

@@ -89,25 +89,35 @@ struct ErrorBox {
   std::exception_ptr error;
 };
 
+// The owner's fields have no initializer: each user sets what it uses
+// (TaskGroup all of them; invoke only what a thief needs before the push,
+// the rest when f1 was stolen). `remote` and `error` start at zero.
 struct Group {
   // ---- written by the owner (on every spawn) ----
-  Worker* owner = nullptr;  // the owner's copy, for its own checks
-  std::int64_t base = 0;
-  std::int64_t pending = 0;
+  Worker* owner;  // the owner's copy, for its own checks
+  std::int64_t base;
+  std::int64_t pending;
   // What other workers touch is kept 64 bytes away from `pending`, so on
   // another cache line whatever the group's alignment: a thief's
   // completion must not bounce the line the owner writes on every spawn.
   char pad_[64 - sizeof(std::int64_t)];
   // ---- read and written by other workers (16-aligned: these two words
   // never straddle two cache lines, a completing thief touches one) ----
-  alignas(16) Worker* owner_shared = nullptr;  // the same owner, for thieves
+  alignas(16) Worker* owner_shared;  // the same owner, for thieves
   std::atomic<std::int64_t> remote{0};
   // The first exception a task threw (set once, by CAS).
   std::atomic<ErrorBox*> error{nullptr};
 
-  void set_owner(Worker* w) {
-    owner = w;
+  // Before any task of the group is queued.
+  void init(Worker* w, std::int64_t base_index) {
     owner_shared = w;
+    init_owner_side(w, base_index, 0);
+  }
+  // The owner's fields only (thieves may be reading owner_shared).
+  void init_owner_side(Worker* w, std::int64_t base_index, std::int64_t pending_tasks) {
+    owner = w;
+    base = base_index;
+    pending = pending_tasks;
   }
   bool complete() const { return pending == remote.load(std::memory_order_acquire); }
 };
