@@ -11,9 +11,10 @@ int main(int argc, char** argv) {
   o.num_threads = a.threads;
   canopy::Runtime rt(o);
   bench::measure(a, "spawn", "canopy", static_cast<double>(n), "task", [&] {
-    rt.run([&] {
+    rt.run([&g_n = n] {
+      const long count = g_n;  // a local: the loop does not reload it
       canopy::TaskGroup g;
-      for (long i = 0; i < n; ++i) g.spawn([] {});
+      for (long i = 0; i < count; ++i) g.spawn([] {});
       g.wait();
     });
   });

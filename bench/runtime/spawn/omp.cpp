@@ -17,7 +17,8 @@ int main(int argc, char** argv) {
 #pragma omp parallel
 #pragma omp single
     {
-      for (long i = 0; i < n; ++i) {
+      const long count = n;  // a local: the loop does not reload it
+      for (long i = 0; i < count; ++i) {
 #pragma omp task
         {
           asm volatile("");

@@ -11,9 +11,10 @@ int main(int argc, char** argv) {
   tbb::global_control gc(tbb::global_control::max_allowed_parallelism, a.threads);
   tbb::task_arena arena(a.threads);
   bench::measure(a, "spawn", "tbb", static_cast<double>(n), "task", [&] {
-    arena.execute([&] {
+    arena.execute([&g_n = n] {
+      const long count = g_n;  // a local: the loop does not reload it
       tbb::task_group g;
-      for (long i = 0; i < n; ++i) g.run([] {});
+      for (long i = 0; i < count; ++i) g.run([] {});
       g.wait();
     });
   });
