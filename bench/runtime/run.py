@@ -206,6 +206,11 @@ def report(results, args):
     if rows and rows[0][1] != "-":
         table("wake-up of a parked worker, µs (median over rounds of the mean of 200 wake-ups)",
               ["impl", "µs"], rows[:1], args.markdown)
+    # Idle cost: CPU of the whole process while the runtime has no work.
+    rows = [["canopy", t, fmt(median(results, "idle", "canopy", t), 100, 2)] for t in ts if t >= 2]
+    if rows and rows[0][2] != "-":
+        table("idle runtime: CPU used over 1 s without work, % of one core (all workers together)",
+              ["impl", "threads", "% of a core"], rows[:1], args.markdown)
 
 
 def bench_count(args):

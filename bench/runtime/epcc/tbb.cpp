@@ -10,7 +10,7 @@
 
 int main(int argc, char** argv) {
   const bench::Args a = bench::parse_args(argc, argv);
-  const long reps = a.n ? a.n : 20000;
+  const long reps = a.n ? a.n : 200000;  // long enough (~50 ms) to dwarf timer and warm-up noise
   const bench::Delay d = bench::calibrate_delay(1e-7);
   tbb::global_control gc(tbb::global_control::max_allowed_parallelism, a.threads);
   tbb::task_arena arena(a.threads);
