@@ -22,7 +22,8 @@ demo: setup build
 	@bash scripts/demo.sh $(BUILD)/bin/canopy
 
 # Release tests, then the AddressSanitizer+UBSan build, then ThreadSanitizer
-# on the tests that run threads, then a short fuzzing run of the parsers.
+# on the tests that run threads (runtime, data-flow, data handles, C API, CLI),
+# then a short fuzzing run of the parsers.
 test: setup test-release test-asan test-tsan fuzz
 
 test-release: build
@@ -36,7 +37,7 @@ test-asan:
 test-tsan:
 	cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCANOPY_SANITIZE=thread -DCANOPY_BUILD_BENCH=OFF
 	cmake --build build-tsan -j $(JOBS)
-	cd build-tsan && TSAN_OPTIONS=halt_on_error=1 ctest --output-on-failure -j $(JOBS) -L 'runtime|capi|cli'
+	cd build-tsan && TSAN_OPTIONS=halt_on_error=1 ctest --output-on-failure -j $(JOBS) -L 'runtime|capi|cli|dataflow|memory'
 
 fuzz:
 	@bash scripts/fuzz.sh
