@@ -278,7 +278,7 @@ std::vector<std::uint8_t> Bisector::bisect(const Graph& g, std::int64_t target0,
   while (cur->n > params_.coarsen_to) {
     Graph coarse;
     std::vector<int> cmap;
-    if (!coarsen_once(*cur, max_vw, rng, coarse, cmap)) break;
+    if (!coarsen_once(*cur, max_vw, rng, coarse, cmap, nullptr, params_.in_order)) break;
     graphs.push_back(std::move(coarse));
     cmaps.push_back(std::move(cmap));
     cur = &graphs.back();
@@ -315,7 +315,7 @@ std::vector<std::uint8_t> Bisector::bisect(const Graph& g, std::int64_t target0,
     while (cur->n > params_.coarsen_to) {
       Graph coarse;
       std::vector<int> cmap;
-      if (!coarsen_once(*cur, max_vw, rng, coarse, cmap, &parts.back())) break;
+      if (!coarsen_once(*cur, max_vw, rng, coarse, cmap, &parts.back(), params_.in_order)) break;
       std::vector<std::uint8_t> cpart(coarse.n);
       for (int v = 0; v < cur->n; ++v) cpart[cmap[v]] = parts.back()[v];
       graphs.push_back(std::move(coarse));

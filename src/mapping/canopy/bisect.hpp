@@ -24,6 +24,7 @@ struct BisectParams {
   int fm_passes = 8;     // refinement passes per level (stops early without gain)
   int vcycles = 1;       // extra V-cycles at most: re-coarsen within the parts, refine again
   int vcycles_min = 1 << 30;  // cycles always run; later ones only while each lowers the cut
+  bool in_order = false;  // coarsening visits vertices in index order (mapper.cpp's order start)
 };
 
 class Bisector {

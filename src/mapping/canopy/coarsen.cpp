@@ -4,10 +4,16 @@
 namespace canopy::cmap {
 
 bool coarsen_once(const Graph& g, int max_vw, Rng& rng, Graph& coarse, std::vector<int>& cmap,
-                  const std::vector<std::uint8_t>* keep) {
+                  const std::vector<std::uint8_t>* keep, bool in_order) {
   const int n = g.n;
   std::vector<int> match(n, -1);
-  std::vector<int> order = random_order(n, rng);
+  std::vector<int> order;
+  if (in_order) {
+    order.resize(n);
+    for (int v = 0; v < n; ++v) order[v] = v;
+  } else {
+    order = random_order(n, rng);
+  }
   int nc = 0;
   for (int v : order) {
     if (match[v] >= 0) continue;

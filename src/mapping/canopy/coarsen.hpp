@@ -16,8 +16,11 @@ namespace canopy::cmap {
 // heavy edges and keeps coarse vertices of similar weight. Returns false
 // (and leaves `coarse` unspecified) when the graph shrank by less than 10%.
 // With `keep`, only vertices with the same keep[] value are matched, so that
-// a partition of g is also one of the coarse graph (V-cycles).
+// a partition of g is also one of the coarse graph (V-cycles). With
+// `in_order`, vertices are visited in index order instead (the order start of
+// mapper.cpp: on a row-major grid, ties between equal edges then fall the
+// same way everywhere and the clusters are regular blocks).
 bool coarsen_once(const Graph& g, int max_vw, Rng& rng, Graph& coarse, std::vector<int>& cmap,
-                  const std::vector<std::uint8_t>* keep = nullptr);
+                  const std::vector<std::uint8_t>* keep = nullptr, bool in_order = false);
 
 }  // namespace canopy::cmap

@@ -37,6 +37,15 @@ class Rng {
   std::uint64_t s_;
 };
 
+// A seed derived from another and a small number (a child's index, a try):
+// one splitmix64 step, so that nearby inputs give unrelated seeds.
+inline std::uint64_t mix_seed(std::uint64_t a, std::uint64_t b) {
+  std::uint64_t z = a + 0x9e3779b97f4a7c15ULL * (b + 1);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
 // A seeded random permutation of 0..n-1.
 std::vector<int> random_order(int n, Rng& rng);
 

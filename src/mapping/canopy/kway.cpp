@@ -12,13 +12,6 @@ namespace canopy::cmap {
 
 namespace {
 
-std::uint64_t mix(std::uint64_t a, std::uint64_t b) {
-  std::uint64_t z = a + 0x9e3779b97f4a7c15ULL * (b + 1);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
 std::int64_t excess(const std::vector<std::int64_t>& pw, const std::vector<std::int64_t>& targets) {
   std::int64_t e = 0;
   for (std::size_t i = 0; i < pw.size(); ++i) e += std::max<std::int64_t>(0, pw[i] - targets[i]);
@@ -116,7 +109,7 @@ void KwayPartitioner::recursive_bisection(const Graph& g, const std::vector<int>
     std::vector<int> local_ids(sub.n);
     std::iota(local_ids.begin(), local_ids.end(), 0);
     std::vector<int> sub_part(sub.n, -1);
-    recursive_bisection(sub, s == 0 ? left : right, targets, rule, depth + 1, mix(seed, s + 1), local_ids, sub_part);
+    recursive_bisection(sub, s == 0 ? left : right, targets, rule, depth + 1, mix_seed(seed, s + 1), local_ids, sub_part);
     for (int i = 0; i < sub.n; ++i) part[sub_ids[i]] = sub_part[i];
   }
 }
@@ -289,7 +282,7 @@ std::vector<int> KwayPartitioner::partition(const Graph& g, const std::vector<st
   // The halving order of recursive bisection is arbitrary (siblings are
   // equidistant): k-way moves between any two parts repair what it split
   // needlessly; they leave parts off by one, which rebalancing restores.
-  refine(g, part, targets, 1, params_.refine_passes, mix(seed, 17));
+  refine(g, part, targets, 1, params_.refine_passes, mix_seed(seed, 17));
   rebalance(g, part, targets);
   return part;
 }

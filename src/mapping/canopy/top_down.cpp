@@ -7,13 +7,6 @@ namespace canopy::cmap {
 
 namespace {
 
-std::uint64_t mix(std::uint64_t a, std::uint64_t b) {
-  std::uint64_t z = a + 0x9e3779b97f4a7c15ULL * (b + 1);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
 struct TopDown {
   const Tree& tree;
   KwayPartitioner& kway;
@@ -44,14 +37,14 @@ struct TopDown {
     }
     std::vector<std::int64_t> targets;
     for (int c : children) targets.push_back(tree.slots[c]);
-    const std::uint64_t s = mix(seed, static_cast<std::uint64_t>(node));
+    const std::uint64_t s = mix_seed(seed, static_cast<std::uint64_t>(node));
     std::vector<int> part = kway.partition(sub, targets, s);
     // The first split cuts the most expensive edges and decides the shape of
     // everything below; its quality varies with the coarsening's random
     // matchings, so it gets several tries and keeps the least cut.
     if (depth == 0)
       for (int t = 1; t < first_split_tries; ++t) {
-        std::vector<int> other = kway.partition(sub, targets, mix(s, 1000 + t));
+        std::vector<int> other = kway.partition(sub, targets, mix_seed(s, 1000 + t));
         if (KwayPartitioner::cut(sub, other) < KwayPartitioner::cut(sub, part)) part.swap(other);
       }
 
@@ -76,7 +69,7 @@ struct TopDown {
       for (std::size_t j = 0; j < local.size(); ++j) gl[j] = ids[local[j]];
       const Graph child = induced_subgraph(sub, local, scratch);
       std::vector<int>().swap(local);
-      place(child, gl, children[i], mix(s, i + 1), depth + 1);
+      place(child, gl, children[i], mix_seed(s, i + 1), depth + 1);
     }
   }
 };
