@@ -1,0 +1,182 @@
+// canopy data handles: a small value (canopy::Data) naming a region of memory
+// that tasks read and write, registered in one process-wide registry, and the
+// NUMA placement of the regions canopy allocates itself (on one node,
+// interleaved, block-cyclic over the nodes, or first touch).
+//
+// A handle is an index into the registry plus a generation: data_free bumps
+// the slot's generation, so a handle used after it was freed is reported as
+// such (canopy::Error), never a crash or a silent read of another region.
+// Registry entries live in fixed chunks that never move, so the lookup that
+// runtime hot paths use (detail::data_entry) is lock-free and O(1).
+//
+// Nodes are the logical NUMA nodes of this machine as hwloc numbers them
+// (0 .. data_num_nodes()-1). The location of a region is what the kernel
+// says, page by page (move_pages(2)); a placement the kernel did not honour
+// is an error (data_check_placement), never a silent fallback.
+#pragma once
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace canopy {
+
+// A data handle. Copy it freely: it is two integers. Generation 0 is the
+// null handle ("no data"); every live handle has a generation >= 1.
+struct Data {
+  std::uint32_t index = 0;
+  std::uint32_t generation = 0;
+  explicit operator bool() const { return generation != 0; }
+  friend bool operator==(const Data&, const Data&) = default;
+};
+
+enum class DataPlacementKind { FirstTouch, Node, Interleave, BlockCyclic };
+
+// Where data_allocate puts the pages of a region.
+struct DataPlacement {
+  DataPlacementKind kind = DataPlacementKind::FirstTouch;
+  int node = 0;           // Node: logical NUMA node of this machine (wraps modulo the node count; < 0 is an error)
+  std::size_t block = 0;  // BlockCyclic: bytes per block (a multiple of the page size, else an error)
+
+  // Each page goes to the node of the thread that first writes it (the
+  // kernel's default); canopy does not touch the pages.
+  static DataPlacement first_touch() { return {}; }
+  // Every page on one node (hwloc's BIND policy, strict: never elsewhere).
+  static DataPlacement on_node(int node) { return {DataPlacementKind::Node, node, 0}; }
+  // Pages round-robin over every node (the kernel's interleave policy).
+  static DataPlacement interleaved() { return {DataPlacementKind::Interleave, 0, 0}; }
+  // Block b (bytes [b*block, (b+1)*block)) on node b mod the node count, the
+  // distribution libKOMP used for tiled Cholesky.
+  static DataPlacement block_cyclic(std::size_t block_bytes) {
+    return {DataPlacementKind::BlockCyclic, 0, block_bytes};
+  }
+};
+
+// "first-touch", "node 1", "interleaved", "block-cyclic 8192 bytes".
+std::string to_string(const DataPlacement& p);
+
+// Allocates `bytes` (rounded up to whole pages; page-aligned) with the given
+// placement and registers the region. Node, Interleave and BlockCyclic
+// pages are bound with hwloc and touched at once, then checked: when the
+// kernel put one elsewhere, the region is freed and canopy::Error says
+// which pages and nodes. The memory starts zeroed.
+Data data_allocate(std::size_t bytes, DataPlacement placement = {});
+// Registers an existing region (not copied, not moved, never freed by
+// canopy). Its location is read from the kernel at once.
+Data data_register(void* ptr, std::size_t bytes);
+// Unregisters the handle; frees the memory when data_allocate allocated it.
+// The handle, and every copy of it, is then stale: using it throws.
+void data_free(Data d);
+
+void* data_ptr(Data d);
+std::size_t data_size(Data d);
+// What was asked at data_allocate (first_touch for a registered region).
+DataPlacement data_placement(Data d);
+// True when data_allocate allocated it (data_free will free it).
+bool data_owned(Data d);
+
+// NUMA nodes of this machine (>= 1), as hwloc counts them.
+int data_num_nodes();
+// The system page size, the unit of placement.
+std::size_t data_page_size();
+
+// The node holding most of the region's bytes at the last look (register,
+// allocate or data_refresh_location), -1 when no page of it has been touched
+// yet. Ties go to the lowest node.
+int data_home_node(Data d);
+// Bytes of the region on each node at the last look (data_num_nodes()
+// entries; bytes of untouched pages are in none of them).
+std::vector<std::size_t> data_bytes_per_node(Data d);
+// Asks the kernel again where each page is (pages may have been touched or
+// moved since) and updates the home node and the bytes per node.
+void data_refresh_location(Data d);
+// The kernel's answer, one entry per page the region spans (a registered
+// region may start and end inside a page): the logical node, -1 when the
+// page has not been touched yet.
+std::vector<int> data_page_nodes(Data d);
+
+// The node each page of a region of `bytes` bytes should be on under
+// placement `p` on a machine of `num_nodes` nodes: a pure function, the
+// rule data_check_placement applies. -1 = any node (first touch).
+// Interleave cannot be known page by page (the kernel starts the round
+// robin at an offset of its own): its pages are -2, "the next node after
+// the previous page's" (see data_check_placement).
+inline constexpr int kAnyNode = -1;
+inline constexpr int kNextNode = -2;
+std::vector<int> data_expected_page_nodes(const DataPlacement& p, std::size_t bytes, std::size_t page_size,
+                                          int num_nodes);
+
+// How a region's pages compare with its placement.
+struct DataPlacementReport {
+  std::size_t pages = 0;        // pages the region spans
+  std::size_t untouched = 0;    // pages with no node yet (not counted as misplaced)
+  std::size_t misplaced = 0;    // touched pages on a node the placement does not allow
+  std::vector<std::size_t> first_misplaced;  // up to 8 page indexes, for the message
+  std::vector<int> expected_nodes;           // node expected for each of those (-2: next after previous)
+  std::vector<int> actual_nodes;             // node found for each of those
+  bool ok() const { return misplaced == 0; }
+};
+// Compares page nodes (the kernel's answer, -1 untouched) with the expected
+// nodes of data_expected_page_nodes: a pure function.
+DataPlacementReport data_compare_placement(const std::vector<int>& expected, const std::vector<int>& actual,
+                                           int num_nodes);
+// The report for a handle (asks the kernel now).
+DataPlacementReport data_placement_report(Data d);
+// Throws canopy::Error (kind System) naming the handle, its placement, the
+// number of misplaced pages and the first of them with the nodes asked for
+// and found, when the kernel did not honour the placement. With
+// `require_touched`, untouched pages are an error too.
+void data_check_placement(Data d, bool require_touched = false);
+
+}  // namespace canopy
+
+namespace canopy::detail {
+
+// The most nodes whose byte counts a registry entry keeps. A machine with
+// more NUMA nodes than this is refused at the first use of the registry.
+inline constexpr int kDataMaxNodes = 64;
+
+// One registry slot. The fields a hot path reads are atomics or are written
+// only while the slot is not live (before the release store of `live`), so
+// readers that saw the generation with an acquire load see them.
+struct DataEntry {
+  // The generation of the live handle, 0 while the slot is free. Written
+  // under the registry mutex (release), read lock-free (acquire).
+  std::atomic<std::uint32_t> live{0};
+  // The generation the slot's next handle gets (registry mutex only).
+  std::uint32_t next_generation = 1;
+  // Written under the registry mutex before `live` is published.
+  void* ptr = nullptr;
+  std::size_t bytes = 0;
+  DataPlacement placement{};
+  bool owned = false;           // allocated by data_allocate (freed by data_free)
+  std::size_t alloc_bytes = 0;  // what was allocated (whole pages) when owned
+  // Last known location: written by register/allocate/refresh (under the
+  // registry mutex), read lock-free with relaxed loads; a reader may see a
+  // mix of two refreshes, which only blurs a heuristic.
+  std::atomic<int> home_node{-1};
+  std::atomic<std::size_t> node_bytes[kDataMaxNodes] = {};
+
+  // Bytes of the region on node n at the last look, 0 for a node outside
+  // [0, kDataMaxNodes).
+  std::size_t bytes_on_node(int n) const {
+    return (n >= 0 && n < kDataMaxNodes) ? node_bytes[n].load(std::memory_order_relaxed) : 0;
+  }
+};
+
+// O(1), lock-free: the entry of a live handle. Throws canopy::Error
+// "null data handle" or "data handle #<index> used after data_free" (also
+// for an index that was never handed out).
+DataEntry& data_entry(Data d);
+
+// Test seam: sets a handle's last known location as if the kernel had said
+// so (bytes_per_node.size() nodes, at most kDataMaxNodes, may exceed this
+// machine's node count), so that owner-computes and affinity can be tested on
+// a one-node machine. The home node follows the usual rule.
+void data_set_location_for_testing(Data d, const std::vector<std::size_t>& bytes_per_node);
+
+// Live handles right now (tests: nothing leaks).
+std::size_t data_live_count();
+
+}  // namespace canopy::detail
