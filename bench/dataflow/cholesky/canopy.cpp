@@ -1,0 +1,59 @@
+// The tiled Cholesky with canopy's data-flow tasks: one data handle per tile
+// of the lower triangle (registered once: the tiles do not move between
+// runs), one canopy::submit per kernel with the accesses of cholesky.hpp;
+// submission on worker 0 inside Runtime::run, then canopy::wait_all.
+#include <canopy/data.hpp>
+#include <canopy/dataflow.hpp>
+#include <canopy/runtime.hpp>
+
+#include <vector>
+
+#include "cholesky/cholesky.hpp"
+
+int main(int argc, char** argv) {
+  const bench::df::Args a = bench::df::parse_args(argc, argv);
+  canopy::RuntimeOptions o = canopy::RuntimeOptions::from_env();
+  o.num_threads = a.threads;
+  canopy::Runtime rt(o);
+  const bench::chol::Size s = bench::chol::size(a, argv[0]);
+  const long nt = s.nt, nb = s.nb;
+  bench::chol::Tiled pristine(s), m(s);
+  bench::chol::make_spd(pristine);
+  std::vector<canopy::Data> h(static_cast<std::size_t>(nt * nt));
+  for (long i = 0; i < nt; ++i)
+    for (long j = 0; j <= i; ++j) h[i * nt + j] = canopy::data_register(m.tile(i, j), sizeof(double) * nb * nb);
+  bench::df::measure_timed(a, "cholesky", "canopy", bench::chol::flops(s), "flop", [&] {
+    m.copy_from(pristine);
+    const double t0 = bench::now();
+    rt.run([&] {
+      auto H = [&](long i, long j) { return h[i * nt + j]; };
+      for (long k = 0; k < nt; ++k) {
+        double* akk = m.tile(k, k);
+        canopy::submit({canopy::read_write(H(k, k))}, [akk, nb] { bench::chol::potrf(akk, nb); });
+        for (long i = k + 1; i < nt; ++i) {
+          double* aik = m.tile(i, k);
+          canopy::submit({canopy::read(H(k, k)), canopy::read_write(H(i, k))},
+                         [akk, aik, nb] { bench::chol::trsm(akk, aik, nb); });
+        }
+        for (long i = k + 1; i < nt; ++i) {
+          double* aik = m.tile(i, k);
+          double* aii = m.tile(i, i);
+          canopy::submit({canopy::read(H(i, k)), canopy::read_write(H(i, i))},
+                         [aik, aii, nb] { bench::chol::syrk(aik, aii, nb); });
+          for (long j = k + 1; j < i; ++j) {
+            double* ajk = m.tile(j, k);
+            double* aij = m.tile(i, j);
+            canopy::submit({canopy::read(H(i, k)), canopy::read(H(j, k)), canopy::read_write(H(i, j))},
+                           [aik, ajk, aij, nb] { bench::chol::gemm(aik, ajk, aij, nb); });
+          }
+        }
+      }
+      canopy::wait_all();
+    });
+    const double t = bench::now() - t0;
+    bench::chol::check(argv[0], pristine, m, a.smoke);
+    return t;
+  });
+  for (long i = 0; i < nt; ++i)
+    for (long j = 0; j <= i; ++j) canopy::data_free(h[i * nt + j]);
+}

@@ -1,0 +1,78 @@
+// The tiled Cholesky with StarPU: one matrix data handle per tile of the
+// lower triangle, one starpu_task_insert per kernel (R / RW modes as in
+// cholesky.hpp); StarPU infers the dependencies. Handles are registered
+// before and unregistered after each run, outside the clock (the matrix is
+// restored between runs). Workers and scheduler: starpu_env.hpp.
+#include <starpu.h>
+
+#include <string>
+#include <vector>
+
+#include "cholesky/cholesky.hpp"
+#include "starpu_env.hpp"
+
+namespace {
+
+long g_nb = 0;
+
+double* tile(void* buffer) { return reinterpret_cast<double*>(STARPU_MATRIX_GET_PTR(buffer)); }
+
+void potrf_cpu(void* b[], void*) { bench::chol::potrf(tile(b[0]), g_nb); }
+void trsm_cpu(void* b[], void*) { bench::chol::trsm(tile(b[0]), tile(b[1]), g_nb); }
+void syrk_cpu(void* b[], void*) { bench::chol::syrk(tile(b[0]), tile(b[1]), g_nb); }
+void gemm_cpu(void* b[], void*) { bench::chol::gemm(tile(b[0]), tile(b[1]), tile(b[2]), g_nb); }
+
+starpu_codelet make_codelet(starpu_cpu_func_t f, int buffers, const char* name) {
+  starpu_codelet cl;
+  starpu_codelet_init(&cl);
+  cl.cpu_funcs[0] = f;
+  cl.nbuffers = buffers;
+  for (int b = 0; b < buffers; ++b) cl.modes[b] = b + 1 < buffers ? STARPU_R : STARPU_RW;
+  cl.name = name;
+  return cl;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const bench::df::Args a = bench::df::parse_args(argc, argv);
+  const bench::StarpuSession session(a.threads);
+  starpu_codelet potrf = make_codelet(potrf_cpu, 1, "potrf");
+  starpu_codelet trsm = make_codelet(trsm_cpu, 2, "trsm");
+  starpu_codelet syrk = make_codelet(syrk_cpu, 2, "syrk");
+  starpu_codelet gemm = make_codelet(gemm_cpu, 3, "gemm");
+  const bench::chol::Size s = bench::chol::size(a, argv[0]);
+  g_nb = s.nb;
+  const long nt = s.nt;
+  std::vector<starpu_data_handle_t> h(static_cast<std::size_t>(nt * nt));
+  bench::chol::Tiled pristine(s), m(s);
+  bench::chol::make_spd(pristine);
+  const std::string impl = session.impl();
+  bench::df::measure_timed(a, "cholesky", impl.c_str(), bench::chol::flops(s), "flop", [&] {
+    m.copy_from(pristine);
+    for (long i = 0; i < nt; ++i)
+      for (long j = 0; j <= i; ++j)
+        starpu_matrix_data_register(&h[i * nt + j], STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(m.tile(i, j)),
+                                    s.nb, s.nb, s.nb, sizeof(double));
+    auto H = [&](long i, long j) { return h[i * nt + j]; };
+    auto ok = [&](int rc) {
+      if (rc != 0) bench::df::fail(argv[0], "starpu_task_insert returned " + std::to_string(rc));
+    };
+    const double t0 = bench::now();
+    for (long k = 0; k < nt; ++k) {
+      ok(starpu_task_insert(&potrf, STARPU_RW, H(k, k), 0));
+      for (long i = k + 1; i < nt; ++i) ok(starpu_task_insert(&trsm, STARPU_R, H(k, k), STARPU_RW, H(i, k), 0));
+      for (long i = k + 1; i < nt; ++i) {
+        ok(starpu_task_insert(&syrk, STARPU_R, H(i, k), STARPU_RW, H(i, i), 0));
+        for (long j = k + 1; j < i; ++j)
+          ok(starpu_task_insert(&gemm, STARPU_R, H(i, k), STARPU_R, H(j, k), STARPU_RW, H(i, j), 0));
+      }
+    }
+    starpu_task_wait_for_all();
+    const double t = bench::now() - t0;
+    for (long i = 0; i < nt; ++i)
+      for (long j = 0; j <= i; ++j) starpu_data_unregister(h[i * nt + j]);
+    bench::chol::check(argv[0], pristine, m, a.smoke);
+    return t;
+  });
+}

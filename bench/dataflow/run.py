@@ -1,0 +1,342 @@
+#!/usr/bin/env python3
+"""Runs the data-flow benchmarks (bench/dataflow) and prints tables of medians.
+
+    python3 bench/dataflow/run.py --bin build/bin [--rounds 5] [--threads 1,2]
+                                  [--only wavefront,cholesky,stream,jacobi2d]
+                                  [--callgrind] [--smoke] [--markdown]
+
+Every competitor is a separate program (canopy_bench_<problem>_<impl>); they
+run interleaved (round 1 of every program, then round 2, ...), so that a
+change in the machine's load hits them all alike, and each table gives the
+median over the rounds and the ratio of each competitor to the best peer
+(the best non-canopy, non-sequential competitor) from the same run. On a
+shared machine, a program run during which other processes used more than
+--max-others of the CPUs is run again (up to 20 times, waiting for a quieter
+moment in between), as bench/runtime/run.py does.
+
+The busy wavefront's delay is calibrated once (the sequential program's
+--calibrate) and passed to every program (--spin), so that all do the same
+work; efficiency = sequential time / (threads x time).
+
+--callgrind counts instructions per dependent task of the empty-task
+wavefront on 1 thread (valgrind --tool=callgrind): the instructions of a
+program doing 3 wavefronts minus those of the same program doing 1, divided
+by 2 x the tasks of one wavefront, so that start-up and the registration of
+the data handles (which grows with the grid too) cancel out.
+"""
+import argparse
+import os
+import re
+import resource
+import statistics
+import subprocess
+import sys
+import time
+
+# problem: programs (impl part of the binary name); a program may print
+# several competitors (tbb and tbb-prebuilt, gomp-for and gomp-depend).
+PROBLEMS = {
+    "wavefront": ["sequential", "gomp", "libomp", "starpu", "tbb", "tbb-prebuilt", "canopy"],
+    "cholesky": ["sequential", "gomp", "libomp", "starpu", "openblas", "canopy"],
+    "stream": ["gomp"],
+    "jacobi2d": ["gomp", "libomp", "canopy"],
+}
+OMP_ENV = {"OMP_PROC_BIND": "close", "OMP_PLACES": "cores"}
+LINE = re.compile(r"RESULT bench=(\S+) impl=(\S+) threads=(\d+) rep=(\d+) seconds=(\S+) count=(\S+) unit=(\S+)")
+NOT_PEERS = ("canopy", "sequential")
+
+
+def binary(bindir, problem, impl):
+    # Result names use '-', binary names '_' (tbb-prebuilt: ..._tbb_prebuilt).
+    return os.path.join(bindir, f"canopy_bench_{problem}_{impl.replace('-', '_')}")
+
+
+def env_for(impl, threads, args):
+    env = {}
+    if impl.startswith(("gomp", "libomp")):
+        env.update(OMP_ENV)
+    if impl.startswith("starpu"):
+        env.update({"STARPU_NCPU": str(threads), "STARPU_SCHED": args.starpu_sched, "STARPU_SILENT": "1",
+                    "STARPU_NCUDA": "0", "STARPU_NOPENCL": "0"})
+    if impl == "openblas":
+        env["OPENBLAS_NUM_THREADS"] = str(threads)
+    return env
+
+
+def run(cmd, env_extra=None, timeout=900):
+    env = dict(os.environ)
+    if env_extra:
+        env.update(env_extra)
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, timeout=timeout)
+    if p.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)} failed ({p.returncode}): {p.stderr.strip()[-2000:]}")
+    return p.stdout
+
+
+def cpu_times():
+    """(busy, total) jiffies of the whole machine, from /proc/stat."""
+    try:
+        with open("/proc/stat") as f:
+            v = [int(x) for x in f.readline().split()[1:]]
+        idle = v[3] + v[4]
+        return sum(v) - idle, sum(v)
+    except OSError:
+        return 0, 0
+
+
+def loadavg():
+    try:
+        with open("/proc/loadavg") as f:
+            return " ".join(f.read().split()[:3])
+    except OSError:
+        return "?"
+
+
+def calibrate(args):
+    """Iterations of the ~500 ns delay, from the sequential wavefront (None: each program calibrates)."""
+    exe = binary(args.bin, "wavefront", "sequential")
+    if not os.path.exists(exe):
+        return None
+    m = re.search(r"CALIBRATE iterations=(\d+) seconds=(\S+)", run([exe, "--calibrate"]))
+    if not m:
+        raise RuntimeError(f"{exe} --calibrate printed no CALIBRATE line")
+    args.delay_seconds = float(m.group(2))
+    return int(m.group(1))
+
+
+def jobs_for(args):
+    spin = calibrate(args) if "wavefront" in args.only else None
+    jobs = []
+    for problem, impls in PROBLEMS.items():
+        if problem not in args.only:
+            continue
+        for impl in impls:
+            exe = binary(args.bin, problem, impl)
+            if not os.path.exists(exe):
+                print(f"(skipping {os.path.basename(exe)}: not built)", file=sys.stderr)
+                continue
+            for t in args.threads:
+                if impl == "sequential" and t != 1:
+                    continue
+                cmd = [exe, "-t", str(t), "-r", "1"]
+                if args.smoke:
+                    cmd += ["--smoke", "-w", "1"]
+                if problem == "wavefront" and spin is not None:
+                    cmd += ["--spin", str(spin)]
+                if problem == "cholesky" and args.tile:
+                    cmd += ["--tile", str(args.tile)]
+                jobs.append((cmd, env_for(impl, t, args)))
+    return jobs
+
+
+def collect(args):
+    """{(bench, impl, threads): [seconds per unit ...]} over rounds."""
+    results = {}
+    jobs = jobs_for(args)
+    args.reruns = 0
+    for _ in range(1 if args.smoke else args.rounds):
+        for cmd, env in jobs:
+            for _attempt in range(20):
+                busy0, total0 = cpu_times()
+                ours0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+                out = run(cmd, env)
+                busy1, total1 = cpu_times()
+                ours1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+                ours = (ours1.ru_utime + ours1.ru_stime - ours0.ru_utime - ours0.ru_stime) * os.sysconf("SC_CLK_TCK")
+                others = max(0.0, (busy1 - busy0) - ours) / max(1, total1 - total0)
+                if args.smoke or others <= args.max_others:
+                    break
+                args.reruns += 1
+                time.sleep(2)
+            found = False
+            for m in LINE.finditer(out):
+                bench, impl, threads, _, secs, count, _unit = m.groups()
+                results.setdefault((bench, impl, int(threads)), []).append(float(secs) / float(count))
+                found = True
+            if not found:
+                raise RuntimeError(f"{' '.join(cmd)} printed no RESULT line")
+    return results
+
+
+def median(results, bench, impl, t):
+    v = results.get((bench, impl, t))
+    return statistics.median(v) if v else None
+
+
+def impls_of(results, bench):
+    """Competitors of a bench in a stable order: peers, then canopy ones, sequential last."""
+    names = sorted({i for (b, i, _) in results if b == bench})
+    return sorted(names, key=lambda i: (i.startswith("canopy"), i == "sequential", i))
+
+
+def is_peer(impl):
+    return not impl.startswith(NOT_PEERS)
+
+
+def table(title, header, rows, markdown):
+    if not rows:
+        return
+    widths = [max(len(str(r[i])) for r in [header] + rows) for i in range(len(header))]
+    print()
+    print(title)
+    if markdown:
+        print("| " + " | ".join(str(h) for h in header) + " |")
+        print("|" + "|".join("---" for _ in header) + "|")
+        for r in rows:
+            print("| " + " | ".join(str(c) for c in r) + " |")
+    else:
+        print("  ".join(str(h).rjust(w) for h, w in zip(header, widths)))
+        for r in rows:
+            print("  ".join(str(c).rjust(w) for c, w in zip(r, widths)))
+
+
+def fmt(v, digits=3):
+    return "-" if v is None else f"{v:.{digits}g}"
+
+
+def best_peer(results, bench, t, lower_is_better=True):
+    vals = [(median(results, bench, i, t), i) for i in impls_of(results, bench) if is_peer(i)]
+    vals = [(v, i) for v, i in vals if v is not None]
+    if not vals:
+        return None, None
+    # Medians are seconds per unit: the best is the smallest either way.
+    return min(vals)
+
+
+def per_unit_table(results, args, bench, title, scale, unit, rate=False, extra=None):
+    """One row per competitor: value at each thread count and its ratio to the best peer.
+
+    scale turns seconds per unit into the figure shown (ns per task: 1e9; rates: 1/(v*scale)).
+    """
+    ts = args.threads
+    rows = []
+    for impl in impls_of(results, bench):
+        row = [impl]
+        for t in ts:
+            v = median(results, bench, impl, t)
+            best, _ = best_peer(results, bench, t)
+            shown = None if v is None else (1.0 / (v * scale) if rate else v * scale)
+            # ratio > 1 means better than the best peer for rates, worse for times; say it as speed.
+            ratio = "-" if v is None or best is None else f"{best / v:.2f}"
+            row += [fmt(shown), ratio]
+            if extra:
+                row.append(extra(impl, t, v))
+        rows.append(row)
+    head = ["impl"]
+    for t in ts:
+        head += [f"{t}T {unit}", f"{t}T vs best peer"]
+        if extra:
+            head.append(f"{t}T {extra.__doc__}")
+    table(title + " (vs best peer: the best peer's time / this one's, >1 = faster)", head, rows, args.markdown)
+
+
+def report(results, args):
+    if "wavefront" in args.only:
+        per_unit_table(results, args, "wavefront-empty",
+                       "wavefront 256x256 tiles, empty tasks: ns per dependent task", 1e9, "ns")
+        seq = median(results, "wavefront-busy", "sequential", 1)
+
+        def eff(impl, t, v):
+            """efficiency"""
+            return "-" if v is None or seq is None else f"{seq / (t * v) * 100:.0f}%"
+
+        per_unit_table(results, args, "wavefront-busy",
+                       "wavefront 256x256 tiles, ~500 ns tasks: ns per task, efficiency = sequential / (threads x time)",
+                       1e9, "ns", extra=eff)
+    if "cholesky" in args.only:
+        per_unit_table(results, args, "cholesky", f"tiled Cholesky {args.chol_desc}: GFLOP/s (n^3/3 / time)",
+                       1e9, "GFLOP/s", rate=True)
+    if "stream" in args.only or "jacobi2d" in args.only:
+        def frac(impl, t, v):
+            """of triad"""
+            tr = median(results, "triad", "gomp", t)
+            return "-" if v is None or tr is None else f"{tr / v * 100:.0f}%"
+
+        per_unit_table(results, args, "triad", "STREAM triad (OpenMP, 3 x 128 MiB): GB/s", 1e9, "GB/s", rate=True)
+        per_unit_table(results, args, "jacobi2d",
+                       "Jacobi 2D 4096x4096, 20 sweeps, 32 row blocks: GB/s (16 bytes per point and sweep), "
+                       "fraction of triad at the same thread count", 1e9, "GB/s", rate=True, extra=frac)
+
+
+def callgrind(args):
+    """Instructions per dependent task, empty-task wavefront, 1 thread."""
+    n = args.callgrind_n
+
+    def instructions(cmd, env):
+        out_file = f"/tmp/canopy-df-callgrind-{os.getpid()}.out"
+        p = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out_file}"] + cmd,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           env=dict(os.environ, **env), timeout=1800)
+        m = re.search(r"Collected : (\d+)", p.stderr)
+        if os.path.exists(out_file):
+            os.remove(out_file)
+        if p.returncode != 0 or not m:
+            raise RuntimeError(f"callgrind failed on {' '.join(cmd)}: {p.stderr[-500:]}")
+        return int(m.group(1))
+
+    rows = []
+    for impl in PROBLEMS["wavefront"]:
+        exe = binary(args.bin, "wavefront", impl)
+        if not os.path.exists(exe):
+            continue
+        base = [exe, "-t", "1", "-w", "1", "--mode", "empty", "--no-check", "-n", str(n)]
+        env = env_for(impl, 1, args)
+        try:
+            one = instructions(base + ["-r", "0"], env)
+            three = instructions(base + ["-r", "2"], env)
+            rows.append(["wavefront-empty", impl, f"{(three - one) / (2 * n * n):.0f}"])
+        except (RuntimeError, subprocess.TimeoutExpired) as e:
+            print(f"({impl}: {e})", file=sys.stderr)
+            rows.append(["wavefront-empty", impl, "-"])
+    table(f"instructions per dependent task, 1 thread (callgrind, {n}x{n} tiles, empty tasks)",
+          ["bench", "program", "instr/task"], rows, args.markdown)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--bin", required=True, help="directory with the canopy_bench_* binaries (build/bin)")
+    ap.add_argument("--rounds", type=int, default=5, help="runs of each program (the median is reported)")
+    ap.add_argument("--threads", default="1,2", help="thread counts, comma separated")
+    ap.add_argument("--only", default="", help="problems to run, comma separated (wavefront,cholesky,stream,jacobi2d)")
+    ap.add_argument("--tile", type=int, default=0, help="Cholesky tile size (default 256)")
+    ap.add_argument("--starpu-sched", default="lws", help="StarPU scheduler (STARPU_SCHED), default lws")
+    ap.add_argument("--callgrind", action="store_true", help="also count instructions per dependent task")
+    ap.add_argument("--callgrind-n", type=int, default=128, help="wavefront side for --callgrind (default 128)")
+    ap.add_argument("--smoke", action="store_true", help="run everything once on tiny sizes, checked (a test)")
+    ap.add_argument("--markdown", action="store_true", help="print Markdown tables")
+    ap.add_argument("--max-others", type=float, default=0.10,
+                    help="run a program again when other processes used more than this share of the CPUs")
+    args = ap.parse_args()
+    args.threads = [int(t) for t in args.threads.split(",")]
+    args.only = [p for p in args.only.split(",") if p] or list(PROBLEMS)
+    unknown = [p for p in args.only if p not in PROBLEMS]
+    if unknown:
+        ap.error(f"--only: unknown problem(s) {', '.join(unknown)}; expected some of {', '.join(PROBLEMS)}")
+    args.chol_desc = f"4096x4096, tile {args.tile or 256}"
+    print(f"load average before: {loadavg()}  (cores: {os.cpu_count()})")
+    busy0, total0 = cpu_times()
+    ours0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    results = collect(args)
+    busy1, total1 = cpu_times()
+    ours1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    print(f"load average after: {loadavg()}")
+    if total1 > total0:
+        hz = os.sysconf("SC_CLK_TCK")
+        ours = (ours1.ru_utime + ours1.ru_stime - ours0.ru_utime - ours0.ru_stime) * hz
+        others = max(0.0, (busy1 - busy0) - ours) / (total1 - total0) * 100
+        print(f"machine busy during the run: {(busy1 - busy0) / (total1 - total0) * 100:.0f}% of all CPUs, "
+              f"of which other processes: {others:.0f}%; program runs redone because other processes used "
+              f"more than {args.max_others * 100:.0f}% of the CPUs: {args.reruns}")
+    if getattr(args, "delay_seconds", None):
+        print(f"busy wavefront delay: {args.delay_seconds * 1e9:.0f} ns per task (calibrated once)")
+    if args.smoke:
+        print(f"smoke: {len(results)} results")
+        return 0
+    report(results, args)
+    if args.callgrind:
+        callgrind(args)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
