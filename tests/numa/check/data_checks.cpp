@@ -3,11 +3,14 @@
 // with arithmetic of our own rather than the library's checker; the
 // library's location bookkeeping (home node, bytes per node, refresh)
 // agrees; and a misplaced page is reported, never accepted.
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cstdlib>
 #include <cstring>
+#include <functional>
+#include <memory>
 #include <thread>
 #include <vector>
 
@@ -35,7 +38,7 @@ struct Owned {
 
 std::string list(const std::vector<int>& v) {
   std::string s;
-  for (std::size_t i = 0; i < v.size() && i < 40; ++i) s += (i ? "," : "") + std::to_string(v[i]);
+  for (std::size_t i = 0; i < v.size() && i < 40; ++i) s += fmt::format("{}{}", i ? "," : "", v[i]);
   if (v.size() > 40) s += ",...";
   return s;
 }
@@ -133,28 +136,36 @@ CANOPY_NUMA_CHECK(data_first_touch_from_node_k, 1) {
   }
 }
 
-// A region canopy did not allocate: registration reads its location.
+// A region canopy did not allocate: registration reads its location. The
+// region is a fresh mapping (malloc could hand back memory an earlier
+// thread touched on another node).
 CANOPY_NUMA_CHECK(data_registered_region_location, 1) {
   const std::size_t page = data_page_size();
+  const std::size_t bytes = 16 * page;
   for (int k : numa_check::nodes_with_cpus()) {
-    std::vector<char> buf;
+    void* mem = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    numa_require(mem != MAP_FAILED, "mmap of {} bytes: {}", bytes, std::strerror(errno));
+    std::unique_ptr<void, std::function<void(void*)>> unmap(mem, [bytes](void* p) { munmap(p, bytes); });
     std::string error;
     std::thread t([&] {
       try {
         numa_check::bind_to_node(k);
-        buf.assign(32 * page, 1);
+        std::memset(mem, 1, bytes);
       } catch (const std::exception& e) {
         error = e.what();
       }
     });
     t.join();
     numa_require(error.empty(), "thread on node {}: {}", k, error);
-    // The middle 16 pages: the ends may share pages with the allocator's
-    // own data touched elsewhere.
-    char* mid = buf.data() + 8 * page;
-    Owned h(data_register(mid, 16 * page));
+    // Starting 100 bytes in: 16 pages spanned, the first one in part.
+    Owned h(data_register(static_cast<char*>(mem) + 100, bytes - 100));
     numa_require(data_home_node(h.d) == k, "registered region touched on node {} has home node {}", k,
                  data_home_node(h.d));
+    const std::vector<int> nodes = data_page_nodes(h.d);
+    numa_require(nodes == std::vector<int>(16, k), "registered region touched on node {}: pages on {}", k,
+                 list(nodes));
+    numa_require(data_bytes_per_node(h.d).at(k) == bytes - 100, "bytes on node {}: {}", k,
+                 data_bytes_per_node(h.d).at(k));
   }
 }
 
@@ -190,7 +201,7 @@ CANOPY_NUMA_CHECK(data_misplaced_page_is_reported, 2) {
   } catch (const canopy::Error& e) {
     msg = e.what();
   }
-  const std::string handle = "data handle #" + std::to_string(h.d.index);
+  const std::string handle = fmt::format("data handle #{}", h.d.index);
   for (const std::string& part : {handle, std::string("1 of 16 pages"), std::string("page 3 on node 1"),
                                   std::string("expected node 0")})
     numa_require(msg.find(part) != std::string::npos, "message '{}' lacks '{}'", msg, part);
