@@ -10,6 +10,8 @@
  *   canopy_task_group_wait(g);
  *   canopy_task_group_destroy(g);
  *   canopy_parallel_for(rt, 0, n, 0, body, &data);   // body(lo, hi, &data)
+ *   canopy_affinity_t on1 = {CANOPY_AFFINITY_NODE, 1, CANOPY_AFFINITY_STRICT};
+ *   canopy_task_group_spawn_affinity(g, &on1, work, &x);  // only on NUMA node 1
  *   canopy_runtime_destroy(rt);
  *
  * Threads: a runtime of N workers starts N-1 threads; the thread that calls
@@ -26,6 +28,7 @@
 #include <stdint.h>
 
 #include "canopy.h"
+#include "canopy_data.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -46,18 +49,49 @@ typedef enum canopy_bind {
 #define CANOPY_RUNTIME_STATS (1u << 1)            /* per-worker statistics on stderr at the end */
 #define CANOPY_RUNTIME_ALL_FLAGS (CANOPY_RUNTIME_DISPLAY_AFFINITY | CANOPY_RUNTIME_STATS)
 
-/* Initialise with = {0}: one worker per core, bound to its core, compact. */
+/* Where data-flow tasks without a hint run (CANOPY_DATA_AFFINITY). */
+typedef enum canopy_data_affinity {
+  CANOPY_DATA_AFFINITY_WRITE = 0, /* the node holding most bytes the task writes (owner computes) */
+  CANOPY_DATA_AFFINITY_READ = 1,  /* ... most bytes it reads or writes */
+  CANOPY_DATA_AFFINITY_NONE = 2   /* anywhere */
+} canopy_data_affinity_t;
+
+/* Initialise with = {0}: one worker per core, bound to its core, compact,
+ * owner computes. */
 typedef struct canopy_runtime_options {
   int num_threads;     /* 0: one per core of the PUs this process may use */
   canopy_bind_t bind;
   const char* policy;  /* placement policy of the workers; NULL or "": compact */
   unsigned flags;      /* CANOPY_RUNTIME_* bits; any other bit is rejected */
+  canopy_data_affinity_t data_affinity;
 } canopy_runtime_options_t;
 
+/* An affinity hint (canopy/affinity.hpp): where one task should run. Ids
+ * wrap (a worker modulo the workers, a node modulo the runtime's NUMA
+ * nodes); a handle whose node is unknown means node 0. Strict: it runs
+ * only there; otherwise idle workers elsewhere may take it. Initialise with
+ * = {0}: no hint. */
+typedef enum canopy_affinity_kind {
+  CANOPY_AFFINITY_NONE = 0,
+  CANOPY_AFFINITY_WORKER = 1, /* index: a worker */
+  CANOPY_AFFINITY_NODE = 2,   /* index: a NUMA node of the runtime (0 .. canopy_runtime_num_numa_nodes-1) */
+  CANOPY_AFFINITY_DATA = 3    /* data: the node holding most of the handle's bytes */
+} canopy_affinity_kind_t;
+
+#define CANOPY_AFFINITY_STRICT (1u << 0)
+#define CANOPY_AFFINITY_ALL_FLAGS (CANOPY_AFFINITY_STRICT)
+
+typedef struct canopy_affinity {
+  canopy_affinity_kind_t kind;
+  int index;
+  unsigned flags; /* CANOPY_AFFINITY_* bits; any other bit is rejected */
+  canopy_data_t data;
+} canopy_affinity_t;
+
 /* A runtime. `options` NULL: everything from the CANOPY_NUM_THREADS,
- * CANOPY_BIND, CANOPY_POLICY, CANOPY_DISPLAY_AFFINITY and CANOPY_STATS
- * variables (a bad value: EINVAL naming the variable). ESYSTEM when a
- * worker cannot be started or bound. */
+ * CANOPY_BIND, CANOPY_POLICY, CANOPY_DISPLAY_AFFINITY, CANOPY_STATS and
+ * CANOPY_DATA_AFFINITY variables (a bad value: EINVAL naming the variable).
+ * ESYSTEM when a worker cannot be started or bound. */
 canopy_status_t canopy_runtime_create(canopy_runtime_t** out, const canopy_runtime_options_t* options);
 /* Stops the workers. No task group of this runtime may still exist. */
 void canopy_runtime_destroy(canopy_runtime_t* rt);
@@ -68,6 +102,10 @@ canopy_status_t canopy_runtime_worker_pu(const canopy_runtime_t* rt, int worker,
 /* Index of the calling thread among the workers of the runtime it runs in,
  * -1 outside every runtime. */
 canopy_status_t canopy_runtime_worker_index(int* out);
+/* The NUMA nodes the workers are on (numbered 0 .. count-1 in the machine's
+ * order), and the node of worker `worker` (ERANGE when out of range). */
+canopy_status_t canopy_runtime_num_numa_nodes(const canopy_runtime_t* rt, int* out);
+canopy_status_t canopy_runtime_worker_numa_node(const canopy_runtime_t* rt, int worker, int* out);
 /* Runs fn(arg) on the calling thread as a worker of rt (tasks it spawns are
  * shared with the other workers), and returns when it is done. */
 canopy_status_t canopy_runtime_run(canopy_runtime_t* rt, void (*fn)(void* arg), void* arg);
@@ -77,6 +115,10 @@ canopy_status_t canopy_task_group_create(canopy_task_group_t** out, canopy_runti
 /* Queues fn(arg) as a task of the group. EINVAL from a thread that is not
  * the group's creator nor a worker running a task of rt. */
 canopy_status_t canopy_task_group_spawn(canopy_task_group_t* group, void (*fn)(void* arg), void* arg);
+/* The same with an affinity hint (NULL: none). EINVAL for an unknown kind
+ * or flag, or a null or freed handle with CANOPY_AFFINITY_DATA. */
+canopy_status_t canopy_task_group_spawn_affinity(canopy_task_group_t* group, const canopy_affinity_t* affinity,
+                                                 void (*fn)(void* arg), void* arg);
 /* Runs and waits for the group's tasks (the calling thread helps). The
  * group can be used again afterwards. */
 canopy_status_t canopy_task_group_wait(canopy_task_group_t* group);

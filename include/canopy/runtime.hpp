@@ -15,6 +15,7 @@
 //   for (auto& x : items) g.spawn([&x] { process(x); });
 //   g.wait();                                 // helps; rethrows a task's exception
 //   canopy::parallel_for(0, n, [&](std::int64_t i) { y[i] += a * x[i]; });
+//   g.spawn(canopy::Affinity::node(1, /*strict=*/true), [&] { ... });  // hints (affinity.hpp)
 //
 // Threads: a runtime of N workers starts N-1 threads; worker 0 is the
 // thread that calls into the runtime (Runtime::run, a TaskGroup, a loop),
@@ -29,6 +30,8 @@
 #include <utility>
 #include <vector>
 
+#include "canopy/affinity.hpp"
+#include "canopy/detail/affine.hpp"
 #include "canopy/detail/spawn.hpp"
 #include "canopy/detail/worker.hpp"
 
@@ -46,10 +49,13 @@ struct RuntimeOptions {
   std::string policy;             // placement policy for the workers; "" = compact (core order)
   bool display_affinity = false;  // print one line per worker at start
   bool stats = false;             // print per-worker statistics when the runtime ends
+  // Where data-flow tasks without a hint run (affinity.hpp).
+  DataAffinity data_affinity = DataAffinity::Write;
 
   // Defaults overridden by CANOPY_NUM_THREADS, CANOPY_BIND, CANOPY_POLICY,
-  // CANOPY_DISPLAY_AFFINITY and CANOPY_STATS. A bad value throws
-  // canopy::Error naming the variable, its value and what is expected.
+  // CANOPY_DISPLAY_AFFINITY, CANOPY_STATS and CANOPY_DATA_AFFINITY. A bad
+  // value throws canopy::Error naming the variable, its value and what is
+  // expected.
   static RuntimeOptions from_env();
 };
 
@@ -74,12 +80,26 @@ struct WorkerStats {
   std::uint64_t failed_steal_rounds = 0;
   std::uint64_t parks = 0;
   double parked_seconds = 0;
+  // Tasks with an affinity hint: run where the hint asked (taken from this
+  // worker's queues or its node's), or here although hinted elsewhere (a
+  // loose one this worker took from another's queue when idle).
+  std::uint64_t hinted_here = 0;
+  std::uint64_t hinted_away = 0;
+  // Bytes that tasks on this worker accessed on its own NUMA node and on
+  // other nodes, as reported by the data-flow layer (detail::add_locality).
+  std::uint64_t bytes_local = 0;
+  std::uint64_t bytes_remote = 0;
 };
 
 class Runtime {
  public:
   Runtime();  // RuntimeOptions::from_env()
   explicit Runtime(const RuntimeOptions& options);
+  // Workers placed on `topology` instead of the PUs this process may use:
+  // an XML or synthetic machine, for tests and experiments (e.g. several
+  // NUMA nodes on a machine that has one). Binding needs this machine:
+  // on another one, options.bind must be BindMode::None (else canopy::Error).
+  Runtime(const RuntimeOptions& options, const Topology& topology);
   ~Runtime();  // waits for nothing: every task group must have been waited for
   Runtime(const Runtime&) = delete;
   Runtime& operator=(const Runtime&) = delete;
@@ -87,6 +107,10 @@ class Runtime {
   int num_workers() const;
   const RuntimeOptions& options() const;
   const std::vector<WorkerPlacement>& placement() const;
+  // The NUMA nodes the workers are on, numbered 0 .. num_numa_nodes()-1 in
+  // the machine's order (what Affinity::node counts in), and worker w's.
+  int num_numa_nodes() const;
+  int worker_numa_node(int worker) const;
   std::vector<WorkerStats> stats() const;
   // The CANOPY_STATS table.
   void print_stats(std::ostream& out) const;
@@ -203,6 +227,20 @@ class TaskGroup {
     if (g_.error.load(std::memory_order_relaxed) != nullptr) [[unlikely]] detail::rethrow_group_error(&g_);
   }
 
+  // Spawns f with an affinity hint (canopy/affinity.hpp): strict, it runs
+  // only on that worker / a worker of that node; loose, there unless an
+  // idle worker elsewhere takes it. The same callers as spawn(). No hint
+  // (Affinity{}) is spawn(f).
+  template <class F>
+  void spawn(const Affinity& affinity, F&& f) {
+    static_assert(std::is_invocable_v<std::decay_t<F>&>, "TaskGroup::spawn needs a callable with no arguments");
+    if (affinity.kind == Affinity::Kind::None) {
+      spawn(std::forward<F>(f));
+      return;
+    }
+    spawn_hint(affinity, std::forward<F>(f));
+  }
+
   // Spawns f with a hint that worker `target` should run it (it is mailed
   // there and may still be stolen by anyone): what the affinity
   // partitioner uses. A target outside the runtime is ignored.
@@ -246,6 +284,26 @@ class TaskGroup {
     g_.remote.fetch_sub(1, std::memory_order_relaxed);
     try {
       detail::spawn_task<true>(w, &g_, std::forward<F>(f));
+    } catch (...) {
+      g_.remote.fetch_add(1, std::memory_order_relaxed);
+      throw;
+    }
+  }
+
+  template <class F>
+  void spawn_hint(const Affinity& affinity, F&& f) {
+    detail::Worker* w = detail::tls_worker;
+    if (!w || w->rt != g_.owner_shared->rt) detail::throw_wrong_thread("TaskGroup::spawn");
+    const detail::Target t = detail::resolve(w->rt, affinity);
+    if (t.none()) {
+      spawn(std::forward<F>(f));
+      return;
+    }
+    // Counted like a foreign spawn (whoever runs it counts it), before it
+    // is queued: it may end at once.
+    g_.remote.fetch_sub(1, std::memory_order_relaxed);
+    try {
+      detail::spawn_affine(w, &g_, t, std::forward<F>(f));
     } catch (...) {
       g_.remote.fetch_add(1, std::memory_order_relaxed);
       throw;

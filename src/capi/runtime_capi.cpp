@@ -49,7 +49,35 @@ RuntimeOptions from_c(const canopy_runtime_options_t& c) {
   }
   o.display_affinity = (c.flags & CANOPY_RUNTIME_DISPLAY_AFFINITY) != 0;
   o.stats = (c.flags & CANOPY_RUNTIME_STATS) != 0;
+  int da = 0;
+  static_assert(sizeof da == sizeof c.data_affinity);
+  std::memcpy(&da, &c.data_affinity, sizeof da);
+  switch (da) {
+    case CANOPY_DATA_AFFINITY_WRITE: o.data_affinity = DataAffinity::Write; break;
+    case CANOPY_DATA_AFFINITY_READ: o.data_affinity = DataAffinity::Read; break;
+    case CANOPY_DATA_AFFINITY_NONE: o.data_affinity = DataAffinity::None; break;
+    default:
+      fail(CANOPY_EINVAL,
+           fmt::format("data_affinity = {}: expected CANOPY_DATA_AFFINITY_WRITE, _READ or _NONE", da));
+  }
   return o;
+}
+
+Affinity affinity_from_c(const canopy_affinity_t& c) {
+  int kind = 0;  // read as an int, as `bind` above
+  static_assert(sizeof kind == sizeof c.kind);
+  std::memcpy(&kind, &c.kind, sizeof kind);
+  check_flags(c.flags, CANOPY_AFFINITY_ALL_FLAGS);
+  const bool strict = (c.flags & CANOPY_AFFINITY_STRICT) != 0;
+  switch (kind) {
+    case CANOPY_AFFINITY_NONE: return {};
+    case CANOPY_AFFINITY_WORKER: return Affinity::worker(c.index, strict);
+    case CANOPY_AFFINITY_NODE: return Affinity::node(c.index, strict);
+    case CANOPY_AFFINITY_DATA: return Affinity::near(Data{c.data.index, c.data.generation}, strict);
+    default:
+      fail(CANOPY_EINVAL,
+           fmt::format("affinity kind = {}: expected CANOPY_AFFINITY_NONE, _WORKER, _NODE or _DATA", kind));
+  }
 }
 
 }  // namespace
@@ -86,6 +114,21 @@ canopy_status_t canopy_runtime_worker_index(int* out) {
   return guard("canopy_runtime_worker_index", CANOPY_EINVAL, [&] { need(out, "out") = Runtime::this_worker_index(); });
 }
 
+canopy_status_t canopy_runtime_num_numa_nodes(const canopy_runtime_t* rt, int* out) {
+  return guard("canopy_runtime_num_numa_nodes", CANOPY_EINVAL, [&] {
+    need(out, "out") = need(rt, "rt").rt.num_numa_nodes();
+  });
+}
+
+canopy_status_t canopy_runtime_worker_numa_node(const canopy_runtime_t* rt, int worker, int* out) {
+  return guard("canopy_runtime_worker_numa_node", CANOPY_EINVAL, [&] {
+    const Runtime& r = need(rt, "rt").rt;
+    need(out, "out");
+    check_index(worker, r.num_workers(), "worker");
+    *out = r.worker_numa_node(worker);
+  });
+}
+
 canopy_status_t canopy_runtime_run(canopy_runtime_t* rt, void (*fn)(void*), void* arg) {
   return guard("canopy_runtime_run", CANOPY_EINVAL, [&] {
     Runtime& r = need(rt, "rt").rt;
@@ -107,6 +150,16 @@ canopy_status_t canopy_task_group_spawn(canopy_task_group_t* group, void (*fn)(v
     TaskGroup& g = need(group, "group").g;
     if (!fn) fail(CANOPY_EINVAL, "fn is NULL");
     g.spawn([fn, arg] { fn(arg); });
+  });
+}
+
+canopy_status_t canopy_task_group_spawn_affinity(canopy_task_group_t* group, const canopy_affinity_t* affinity,
+                                                 void (*fn)(void*), void* arg) {
+  return guard("canopy_task_group_spawn_affinity", CANOPY_EINVAL, [&] {
+    TaskGroup& g = need(group, "group").g;
+    if (!fn) fail(CANOPY_EINVAL, "fn is NULL");
+    const Affinity a = affinity ? affinity_from_c(*affinity) : Affinity{};
+    g.spawn(a, [fn, arg] { fn(arg); });
   });
 }
 

@@ -87,6 +87,8 @@ std::uint32_t Notifier::prepare_wait(Worker* w) {
       w->wait_pos = static_cast<int>(waiters_.size());
       waiters_.push_back(w);
       hint_.fetch_add(1, std::memory_order_seq_cst);
+      // seq_cst: pairs with a pusher's queue CAS then load of this count.
+      if (w->node_sleepers) w->node_sleepers->fetch_add(1, std::memory_order_seq_cst);
       if (waiters_.size() == 1 && !fence_mode_) set_flags_locked(1);
     }
     // seq_cst: pairs with the seq_cst RMW of a completing thief or a mail
@@ -106,6 +108,7 @@ void Notifier::remove_locked(Worker* w) {
   waiters_.pop_back();
   w->wait_pos = -1;
   hint_.fetch_sub(1, std::memory_order_relaxed);
+  if (w->node_sleepers) w->node_sleepers->fetch_sub(1, std::memory_order_relaxed);
   if (waiters_.empty() && !fence_mode_) set_flags_locked(0);
   w->parked.store(0, std::memory_order_relaxed);
 }
@@ -148,6 +151,23 @@ void Notifier::notify_all() {
     }
   }
   for (Worker* w : woken) futex_wake(&w->epoch);
+}
+
+bool Notifier::wake_one_on_node(int node) {
+  Worker* w = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (Worker* c : waiters_)
+      if (c->numa_node == node) {
+        w = c;
+        break;
+      }
+    if (!w) return false;
+    remove_locked(w);
+    w->epoch.fetch_add(1, std::memory_order_release);
+  }
+  futex_wake(&w->epoch);
+  return true;
 }
 
 void Notifier::wake(Worker* w) {

@@ -28,6 +28,12 @@
 // the last one wakes a sleeper, so parallelism ramps up one worker per
 // steal (Tokio's scheduler does the same).
 //
+// Targeted wake-ups (a group's last stolen task, mail, a task queued for
+// one worker or one NUMA node by an affinity hint): the poster's RMW then
+// load of the target's `parked` word (or of its node's count of sleepers,
+// which registration keeps) against the sleeper's registration then
+// re-check, all seq_cst.
+//
 // Waking a worker bumps its epoch (the futex word): a worker woken between
 // prepare and commit sees the new epoch and does not sleep. Registration
 // (the waiter list) is under a mutex: parking is the slow path.
@@ -61,6 +67,10 @@ class Notifier {
   void notify_all();
   // Wakes w if it is registered (a group it waits on completed, or mail).
   void wake(Worker* w);
+  // Wakes one registered worker of the runtime's NUMA node `node` (a task
+  // was queued for the node); false when none is registered. Registered
+  // workers are counted per node in *Worker::node_sleepers.
+  bool wake_one_on_node(int node);
   int num_waiters() const { return static_cast<int>(hint_.load(std::memory_order_relaxed) & kCountMask); }
 
   // The workers whose `sleepers` flags to keep, and the distances between

@@ -61,6 +61,23 @@ std::string to_string(BindMode m) {
   return "?";
 }
 
+DataAffinity parse_data_affinity(const std::string& s) {
+  const std::string v = lower(trimmed(s));
+  if (v == "write") return DataAffinity::Write;
+  if (v == "read") return DataAffinity::Read;
+  if (v == "none") return DataAffinity::None;
+  throw Error(fmt::format("data affinity '{}': expected write, read or none", s));
+}
+
+std::string to_string(DataAffinity a) {
+  switch (a) {
+    case DataAffinity::Write: return "write";
+    case DataAffinity::Read: return "read";
+    case DataAffinity::None: return "none";
+  }
+  return "?";
+}
+
 RuntimeOptions RuntimeOptions::from_env() {
   RuntimeOptions o;
   if (auto v = env("CANOPY_NUM_THREADS")) {
@@ -90,6 +107,13 @@ RuntimeOptions RuntimeOptions::from_env() {
   }
   if (auto v = env("CANOPY_DISPLAY_AFFINITY")) o.display_affinity = parse_bool("CANOPY_DISPLAY_AFFINITY", *v);
   if (auto v = env("CANOPY_STATS")) o.stats = parse_bool("CANOPY_STATS", *v);
+  if (auto v = env("CANOPY_DATA_AFFINITY")) {
+    try {
+      o.data_affinity = parse_data_affinity(*v);
+    } catch (const Error&) {
+      throw Error(fmt::format("CANOPY_DATA_AFFINITY='{}': expected write, read or none", *v));
+    }
+  }
   return o;
 }
 

@@ -166,12 +166,18 @@ void throw_bad_grain(std::int64_t grain) {
 
 Runtime::Runtime() : Runtime(RuntimeOptions::from_env()) {}
 
-Runtime::Runtime(const RuntimeOptions& options) : core_(nullptr) {
+Runtime::Runtime(const RuntimeOptions& options) : Runtime(options, process_topology()) {}
+
+Runtime::Runtime(const RuntimeOptions& options, const Topology& topo) : core_(nullptr) {
   using namespace detail;
+  if (!topo.is_this_machine() && options.bind != BindMode::None)
+    throw Error(fmt::format("runtime on the machine '{}' with CANOPY_BIND={}: workers can only be bound on this "
+                            "machine; use BindMode::None",
+                            topo.source(), to_string(options.bind)),
+                ErrorKind::BadInput);
   auto* rt = new RuntimeCore;
   try {
     rt->options = options;
-    const Topology& topo = process_topology();
     rt->placement = place_workers(topo, options);
     rt->num_workers = static_cast<int>(rt->placement.size());
     rt->num_slots = rt->num_workers + kExtraSlots;
@@ -182,6 +188,7 @@ Runtime::Runtime(const RuntimeOptions& options) : core_(nullptr) {
       w->rng = 0x9E3779B97F4A7C15ull * static_cast<std::uint64_t>(i + 1);
       rt->slots.push_back(w);
     }
+    build_nodes(rt, topo);
     std::vector<int> worker_pu;
     for (const WorkerPlacement& p : rt->placement) worker_pu.push_back(p.pu);
     rt->victims = build_victim_lists(topo, worker_pu);
@@ -267,6 +274,12 @@ Runtime::~Runtime() {
 }
 
 int Runtime::num_workers() const { return core_->num_workers; }
+int Runtime::num_numa_nodes() const { return detail::num_numa_nodes(core_); }
+int Runtime::worker_numa_node(int worker) const {
+  if (worker < 0 || worker >= core_->num_workers)
+    throw Error(fmt::format("worker {}: expected 0 to {}", worker, core_->num_workers - 1), ErrorKind::BadInput);
+  return core_->slots[worker]->numa_node;
+}
 const RuntimeOptions& Runtime::options() const { return core_->options; }
 const std::vector<WorkerPlacement>& Runtime::placement() const { return core_->placement; }
 
@@ -283,6 +296,10 @@ std::vector<WorkerStats> Runtime::stats() const {
     s.failed_steal_rounds = get(w->failed_steal_rounds);
     s.parks = get(w->parks);
     s.parked_seconds = static_cast<double>(get(w->parked_ns)) * 1e-9;
+    s.hinted_here = get(w->hinted_here);
+    s.hinted_away = get(w->hinted_away);
+    s.bytes_local = get(w->bytes_local);
+    s.bytes_remote = get(w->bytes_remote);
     out.push_back(s);
   }
   // Outside threads in extra slots count with worker 0 (the caller's slot).
@@ -294,6 +311,10 @@ std::vector<WorkerStats> Runtime::stats() const {
     s.failed_steal_rounds += get(w->failed_steal_rounds);
     s.parks += get(w->parks);
     s.parked_seconds += static_cast<double>(get(w->parked_ns)) * 1e-9;
+    s.hinted_here += get(w->hinted_here);
+    s.hinted_away += get(w->hinted_away);
+    s.bytes_local += get(w->bytes_local);
+    s.bytes_remote += get(w->bytes_remote);
   }
   return out;
 }
@@ -301,12 +322,24 @@ std::vector<WorkerStats> Runtime::stats() const {
 void Runtime::print_stats(std::ostream& out) const {
   const std::vector<WorkerStats> st = stats();
   out << fmt::format("canopy stats: {} workers\n", st.size());
-  out << fmt::format("{:>6} {:>12} {:>12} {:>12} {:>12} {:>8} {:>12}\n", "worker", "tasks", "steals.core",
-                     "steals.numa", "steals.remote", "parks", "parked.ms");
+  out << fmt::format("{:>6} {:>5} {:>12} {:>12} {:>12} {:>12} {:>8} {:>12} {:>12} {:>12} {:>12} {:>12}\n", "worker",
+                     "numa", "tasks", "steals.core", "steals.numa", "steals.remote", "parks", "parked.ms",
+                     "hinted.here", "hinted.away", "local.MB", "remote.MB");
   for (std::size_t i = 0; i < st.size(); ++i)
-    out << fmt::format("{:>6} {:>12} {:>12} {:>12} {:>12} {:>8} {:>12.1f}\n", i, st[i].tasks_run,
-                       st[i].steals_same_core, st[i].steals_same_numa, st[i].steals_remote, st[i].parks,
-                       st[i].parked_seconds * 1e3);
+    out << fmt::format(
+        "{:>6} {:>5} {:>12} {:>12} {:>12} {:>12} {:>8} {:>12.1f} {:>12} {:>12} {:>12.1f} {:>12.1f}\n", i,
+        core_->slots[i]->numa_node, st[i].tasks_run, st[i].steals_same_core, st[i].steals_same_numa,
+        st[i].steals_remote, st[i].parks, st[i].parked_seconds * 1e3, st[i].hinted_here, st[i].hinted_away,
+        static_cast<double>(st[i].bytes_local) / 1e6, static_cast<double>(st[i].bytes_remote) / 1e6);
+  std::uint64_t local = 0, remote = 0;
+  for (const WorkerStats& s : st) {
+    local += s.bytes_local;
+    remote += s.bytes_remote;
+  }
+  if (local + remote > 0)
+    out << fmt::format("canopy stats: {:.1f}% of {:.1f} MB accessed on the worker's own NUMA node\n",
+                       100.0 * static_cast<double>(local) / static_cast<double>(local + remote),
+                       static_cast<double>(local + remote) / 1e6);
 }
 
 int Runtime::this_worker_index() {

@@ -6,6 +6,8 @@
 // the thread that calls into the runtime, slots 1..N-1 by the runtime's own
 // threads); N .. N+kExtraSlots-1 are for further outside threads calling in
 // at the same time (unbound; thieves look at them only while one is held).
+// Nodes: the NUMA nodes the N workers are on, numbered 0 .. K-1 in the
+// machine's order, each with its affinity queues.
 #pragma once
 #include <pthread.h>
 #include <sys/types.h>
@@ -13,6 +15,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <vector>
 
@@ -28,6 +31,20 @@ inline constexpr int kExtraSlots = 8;
 // affinity partitioner's record).
 inline constexpr int kMaxWorkers = 16384;
 
+// One NUMA node of a runtime: its affinity queues and who may take from
+// them (affinity.cpp).
+struct alignas(64) NodeQueues {
+  AffineQueue strict_queue;  // popped by the node's workers only
+  AffineQueue loose_queue;   // by the node's workers, and by idle others
+  // Workers of this node registered to sleep (the notifier keeps it, under
+  // its mutex; read by pushers: a targeted wake when > 0).
+  alignas(64) std::atomic<int> sleepers{0};
+  // ---- written once at start ----
+  int machine_node = 0;             // the machine's logical NUMA node
+  std::vector<int> workers;         // worker indexes on it
+  std::vector<int> steal_order;     // the other nodes, closest first
+};
+
 struct RuntimeCore {
   RuntimeOptions options;
   std::vector<WorkerPlacement> placement;  // N entries
@@ -38,7 +55,14 @@ struct RuntimeCore {
   Notifier notifier;
   std::int64_t spin_ns = 50'000;           // how long an idle worker searches before it parks
 
+  std::vector<std::unique_ptr<NodeQueues>> nodes;  // K entries
+  std::vector<int> node_of_machine_node;          // machine node -> runtime node (closest with workers)
+
   alignas(64) std::atomic<bool> stopping{false};
+  // Set (once, seq_cst) before the first task with a target is queued: until
+  // then idle workers do not look at any affinity queue (one load per
+  // search round; see affinity.cpp for the ordering argument).
+  std::atomic<bool> hints_used{false};
   std::atomic<int> extras_held{0};
 
   std::vector<pthread_t> threads;
@@ -57,8 +81,22 @@ struct RuntimeCore {
 // core order, then the second PU of each core, ...) or a placement policy.
 std::vector<WorkerPlacement> place_workers(const Topology& topo, const RuntimeOptions& options);
 
+// NUMA nodes of the workers, their queues, the machine-node map and each
+// worker's node (affinity.cpp).
+void build_nodes(RuntimeCore* rt, const Topology& topo);
+
 // The scheduler (scheduler.cpp).
 void worker_main(Worker* w);
 bool any_work_visible(RuntimeCore* rt, Worker* w);
+
+// The affinity queues' side of the scheduler (affinity.cpp). take_affine:
+// w's own strict and loose queues, then its node's; steal_loose: the loose
+// queues of the other workers (victim order) and of the other nodes
+// (closest first). Both count the hint as honoured or not; `busy` is set
+// when a queue had tasks but another consumer held it. affine_work_visible:
+// the sleep re-check's part (seq_cst loads).
+AffineTask* take_affine(Worker* w, bool* busy);
+AffineTask* steal_loose(Worker* w, bool* busy);
+bool affine_work_visible(RuntimeCore* rt, Worker* w);
 
 }  // namespace canopy::detail

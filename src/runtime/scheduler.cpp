@@ -1,8 +1,13 @@
 // The scheduler: what a worker does when its own deque is empty. Workers
-// look in their mailbox (affinity proxies), then steal along their victim
-// list (closest first); they search for a while (spin), then park through
-// the notifier. A worker waiting for stolen tasks of its group does the
-// same, except that it stops as soon as the group is complete.
+// look in their mailbox (affinity proxies), then, once any task with an
+// affinity hint was queued, in their own and their node's affinity queues
+// (affinity.cpp), then steal along their victim list (closest first), then
+// take loose hinted tasks queued for others (after searching in vain for
+// kLooseDelayNs, so that a target woken for them gets them first); they
+// search for a while
+// (spin), then park through the notifier. A worker waiting for stolen tasks
+// of its group does the same, except that it stops as soon as the group is
+// complete.
 //
 // Invariants:
 //  - a worker executes a task only after taking it exactly once (pop, steal
@@ -36,6 +41,12 @@ namespace {
 #define CANOPY_RELAX_PER_ROUND 8
 #endif
 constexpr int kRelaxPerRound = CANOPY_RELAX_PER_ROUND;
+
+// How long a worker searches in vain before it takes a loose hinted task
+// queued for another worker or node: long enough for an idle target to be
+// woken and take it itself (a futex wake-up is tens of µs), short against
+// any task worth hinting. A busy target's tasks still go to idle workers.
+constexpr std::int64_t kLooseDelayNs = 25'000;
 
 std::int64_t now_ns() {
   timespec ts;
@@ -82,7 +93,7 @@ void count_steal(Worker* w, int cls) {
 // member; a stolen task's slot is copied into `out`. `contended` is set
 // when a victim had work but another thief (or its owner) took it first:
 // worth trying again at once.
-bool steal_round(Worker* w, TaskSlot* out, bool* contended) {
+bool steal_deques(Worker* w, TaskSlot* out, bool* contended) {
   RuntimeCore* rt = w->rt;
   const VictimList& vl = rt->victims[w->index];
   int begin = 0;
@@ -114,22 +125,42 @@ bool steal_round(Worker* w, TaskSlot* out, bool* contended) {
       if (r == StealResult::LostRace) *contended = true;
     }
   }
+  return false;
+}
+
+// Work found by a worker: mail (a task), a hinted task from an affinity
+// queue, or a stolen slot's copy.
+struct Found {
+  Task* mail = nullptr;
+  AffineTask* affine = nullptr;
+  TaskSlot slot;
+  void run(Worker* w) {
+    if (affine) {
+      ++w->tasks_run;
+      affine->run(affine, w);
+    } else if (mail) {
+      execute(w, mail);
+    } else {
+      execute(w, &slot);
+    }
+  }
+};
+
+// One search round in the scheduler's order (see the top): mail, own and
+// node affinity queues, victims' deques, and, with `loose` (the search has
+// found nothing for kLooseDelayNs), loose queues of others.
+bool search_round(Worker* w, Found* found, bool* contended, bool loose) {
+  found->affine = nullptr;
+  found->mail = take_mail(w);
+  if (found->mail) return true;
+  const bool hints = w->rt->hints_used.load(std::memory_order_relaxed);
+  if (hints && (found->affine = take_affine(w, contended))) return true;
+  if (steal_deques(w, &found->slot, contended)) return true;
+  if (hints && loose && (found->affine = steal_loose(w, contended))) return true;
   w->failed_steal_rounds.store(w->failed_steal_rounds.load(std::memory_order_relaxed) + 1,
                                std::memory_order_relaxed);
   return false;
 }
-
-// Work found by a worker: mail (a task), or a stolen slot's copy.
-struct Found {
-  Task* mail = nullptr;
-  TaskSlot slot;
-  void run(Worker* w) {
-    if (mail)
-      execute(w, mail);
-    else
-      execute(w, &slot);
-  }
-};
 
 // After a searcher found work: if it was the last searcher and workers are
 // asleep, wake one to keep looking (more work may be queued).
@@ -154,20 +185,25 @@ bool find_work(Worker* w, Found* found) {
   Notifier& nt = rt->notifier;
   nt.searching().fetch_add(1, std::memory_order_seq_cst);
   for (;;) {
-    const std::int64_t deadline = now_ns() + rt->spin_ns;
+    const std::int64_t start = now_ns();
+    const std::int64_t deadline = start + rt->spin_ns;
+    bool loose = false;
     for (unsigned rounds = 1;; ++rounds) {
       if (rt->stopping.load(std::memory_order_relaxed)) {
         nt.searching().fetch_sub(1, std::memory_order_seq_cst);
         return false;
       }
       bool contended = false;
-      found->mail = take_mail(w);
-      if (found->mail || steal_round(w, &found->slot, &contended)) {
+      if (search_round(w, found, &contended, loose)) {
         stop_searching(w);
         return true;
       }
       if (contended) continue;
-      if ((rounds & 15) == 0 && now_ns() > deadline) break;
+      if ((rounds & 15) == 0) {
+        const std::int64_t t = now_ns();
+        if (t > deadline) break;
+        loose = t - start >= kLooseDelayNs;
+      }
       for (int i = 0; i < kRelaxPerRound; ++i) cpu_relax();
     }
     // Leave `searching` before registering: a pusher that still counts us
@@ -192,7 +228,7 @@ bool any_work_visible(RuntimeCore* rt, Worker* w) {
   if (w->mail_pending || w->mailbox.load(std::memory_order_seq_cst) != nullptr) return true;
   for (Worker* v : rt->slots)
     if (v != w && v->deque.looks_nonempty()) return true;
-  return false;
+  return affine_work_visible(rt, w);
 }
 
 void worker_main(Worker* w) {
@@ -219,27 +255,36 @@ void wait_slow(Worker* w, Group* g) {
   Notifier& nt = rt->notifier;
   Found found;
   for (;;) {
-    std::int64_t deadline = now_ns() + rt->spin_ns;
+    std::int64_t start = now_ns();
+    std::int64_t deadline = start + rt->spin_ns;
+    bool loose = false;
     for (unsigned rounds = 1;; ++rounds) {
       if (g->complete()) return;
       bool contended = false;
       // Tasks pushed above our group's base while we helped (foreign
-      // spawns of tasks we ran) first, then mail, then victims.
+      // spawns of tasks we ran) first, then as an idle worker would.
       if (w->deque.has_above(g->base)) {
         if (const TaskSlot* s = w->deque.pop()) {
           execute(w, s);
-          deadline = now_ns() + rt->spin_ns;
+          start = now_ns();
+          deadline = start + rt->spin_ns;
+          loose = false;
           continue;
         }
       }
-      found.mail = take_mail(w);
-      if (found.mail || steal_round(w, &found.slot, &contended)) {
+      if (search_round(w, &found, &contended, loose)) {
         found.run(w);
-        deadline = now_ns() + rt->spin_ns;
+        start = now_ns();
+        deadline = start + rt->spin_ns;
+        loose = false;
         continue;
       }
       if (contended) continue;
-      if ((rounds & 15) == 0 && now_ns() > deadline) break;
+      if ((rounds & 15) == 0) {
+        const std::int64_t t = now_ns();
+        if (t > deadline) break;
+        loose = t - start >= kLooseDelayNs;
+      }
       cpu_relax();
     }
     // Park until a thief completes a task of g (complete_remote wakes us),

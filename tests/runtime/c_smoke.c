@@ -1,5 +1,6 @@
 /* The runtime's C API compiled as strict C99 (canopy_runtime.h must stay
- * plain C): a task group with function pointers and a parallel loop. */
+ * plain C): a task group with function pointers, affinity hints and a
+ * parallel loop. */
 #include <stdio.h>
 
 #include "canopy_runtime.h"
@@ -31,12 +32,18 @@ int main(void) {
   }
   if (canopy_runtime_num_workers(rt, &workers) != CANOPY_OK || workers != 2) return 1;
   if (canopy_task_group_create(&group, rt) != CANOPY_OK) return 1;
-  for (i = 0; i < 64; ++i)
+  for (i = 0; i < 64; ++i) {
+    canopy_affinity_t hint = {CANOPY_AFFINITY_NONE, 0, 0, CANOPY_DATA_NULL_INIT};
+    hint.kind = i % 2 ? CANOPY_AFFINITY_WORKER : CANOPY_AFFINITY_NODE;
+    hint.index = i;
+    hint.flags = i % 4 < 2 ? CANOPY_AFFINITY_STRICT : 0;
     if (canopy_task_group_spawn(group, add, &counts[i]) != CANOPY_OK) return 1;
-  if (canopy_task_group_wait(group) != CANOPY_OK) return 1;
+    if (canopy_task_group_spawn_affinity(group, &hint, add, &counts[i]) != CANOPY_OK) return 1;
+    if (canopy_task_group_wait(group) != CANOPY_OK) return 1; /* the two touch the same slot */
+  }
   canopy_task_group_destroy(group);
   for (i = 0; i < 64; ++i)
-    if (counts[i] != 1) return 1;
+    if (counts[i] != 2) return 1;
   if (canopy_parallel_for(rt, 0, 1000, 0, mark, seen) != CANOPY_OK) return 1;
   for (i = 0; i < 1000; ++i)
     if (seen[i] != 1) return 1;

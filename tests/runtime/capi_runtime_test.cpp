@@ -55,6 +55,23 @@ void throws(void*) { throw std::runtime_error("thrown by a task"); }
 
 void record_index(void* arg) { canopy_runtime_worker_index(static_cast<int*>(arg)); }
 
+struct Where {
+  canopy_runtime_t* rt;
+  int want = -1;          // worker, or node when by_node
+  bool by_node = false;
+  std::atomic<int>* wrong;
+  std::atomic<int>* ran;
+};
+
+void check_where(void* arg) {
+  auto* w = static_cast<Where*>(arg);
+  int me = -1, node = -1;
+  canopy_runtime_worker_index(&me);
+  canopy_runtime_worker_numa_node(w->rt, me, &node);
+  if ((w->by_node ? node : me) != w->want) w->wrong->fetch_add(1);
+  w->ran->fetch_add(1);
+}
+
 }  // namespace
 
 INSTANTIATE_TEST_SUITE_P(Workers, CapiRuntime, ::testing::ValuesIn(canopy_test::kWorkerCounts),
@@ -125,6 +142,50 @@ TEST_P(CapiRuntime, ErrorsAreStatuses) {
   EXPECT_EQ(canopy_runtime_run(rt_, nullptr, nullptr), CANOPY_EINVAL);
 }
 
+TEST_P(CapiRuntime, SpawnWithAffinity) {
+  int n = 0, k = 0;
+  ASSERT_EQ(canopy_runtime_num_workers(rt_, &n), CANOPY_OK);
+  ASSERT_EQ(canopy_runtime_num_numa_nodes(rt_, &k), CANOPY_OK);
+  EXPECT_GE(k, 1);
+  int node = -1;
+  EXPECT_EQ(canopy_runtime_worker_numa_node(rt_, n, &node), CANOPY_ERANGE);
+  canopy_task_group_t* g = nullptr;
+  ASSERT_EQ(canopy_task_group_create(&g, rt_), CANOPY_OK);
+  std::atomic<int> wrong{0}, ran{0};
+  std::vector<Where> args(200);
+  for (int i = 0; i < 200; ++i) {
+    args[i] = Where{rt_, i % 2 ? (i + 5) % n : (i + 5) % k, i % 2 == 0, &wrong, &ran};
+    canopy_affinity_t a = {};
+    a.kind = i % 2 ? CANOPY_AFFINITY_WORKER : CANOPY_AFFINITY_NODE;
+    a.index = i + 5;  // wraps
+    a.flags = CANOPY_AFFINITY_STRICT;
+    ASSERT_EQ(canopy_task_group_spawn_affinity(g, &a, check_where, &args[i]), CANOPY_OK) << canopy_last_error();
+  }
+  std::atomic<int> plain{0};
+  ASSERT_EQ(canopy_task_group_spawn_affinity(g, nullptr, add_one, &plain), CANOPY_OK);
+  ASSERT_EQ(canopy_task_group_wait(g), CANOPY_OK) << canopy_last_error();
+  EXPECT_EQ(ran.load(), 200);
+  EXPECT_EQ(wrong.load(), 0);
+  EXPECT_EQ(plain.load(), 1);
+  // Bad hints are statuses.
+  canopy_affinity_t bad = {};
+  const int bad_kind = 7;
+  std::memcpy(&bad.kind, &bad_kind, sizeof bad_kind);
+  EXPECT_EQ(canopy_task_group_spawn_affinity(g, &bad, add_one, &plain), CANOPY_EINVAL);
+  EXPECT_NE(std::string(canopy_last_error()).find("affinity kind = 7"), std::string::npos) << canopy_last_error();
+  bad = {};
+  bad.kind = CANOPY_AFFINITY_WORKER;
+  bad.flags = 1u << 5;
+  EXPECT_EQ(canopy_task_group_spawn_affinity(g, &bad, add_one, &plain), CANOPY_EINVAL);
+  bad = {};
+  bad.kind = CANOPY_AFFINITY_DATA;  // the null handle
+  EXPECT_EQ(canopy_task_group_spawn_affinity(g, &bad, add_one, &plain), CANOPY_EINVAL);
+  EXPECT_NE(std::string(canopy_last_error()).find("null data handle"), std::string::npos) << canopy_last_error();
+  ASSERT_EQ(canopy_task_group_wait(g), CANOPY_OK);
+  EXPECT_EQ(plain.load(), 1);
+  canopy_task_group_destroy(g);
+}
+
 TEST(CapiRuntimeOptions, BadOptionsAreRejected) {
   canopy_runtime_t* rt = nullptr;
   canopy_runtime_options_t o = {};
@@ -135,6 +196,11 @@ TEST(CapiRuntimeOptions, BadOptionsAreRejected) {
   const int bad_bind = 9;  // what a C caller can store in the enum
   std::memcpy(&o.bind, &bad_bind, sizeof bad_bind);
   EXPECT_EQ(canopy_runtime_create(&rt, &o), CANOPY_EINVAL);
+  o = {};
+  const int bad_affinity = 3;
+  std::memcpy(&o.data_affinity, &bad_affinity, sizeof bad_affinity);
+  EXPECT_EQ(canopy_runtime_create(&rt, &o), CANOPY_EINVAL);
+  EXPECT_NE(std::string(canopy_last_error()).find("data_affinity = 3"), std::string::npos);
   o = {};
   o.num_threads = -2;
   EXPECT_EQ(canopy_runtime_create(&rt, &o), CANOPY_EINVAL);

@@ -55,17 +55,21 @@ TEST(RuntimeOptions, DefaultsWithoutVariables) {
   EXPECT_EQ(o.policy, "");
   EXPECT_FALSE(o.display_affinity);
   EXPECT_FALSE(o.stats);
+  EXPECT_EQ(o.data_affinity, canopy::DataAffinity::Write);
 }
 
 TEST(RuntimeOptions, ReadsEveryVariable) {
   Env env{{"CANOPY_NUM_THREADS", " 7 "}, {"CANOPY_BIND", "PU"}, {"CANOPY_POLICY", "scatter"},
-          {"CANOPY_DISPLAY_AFFINITY", "true"}, {"CANOPY_STATS", "1"}};
+          {"CANOPY_DISPLAY_AFFINITY", "true"}, {"CANOPY_STATS", "1"}, {"CANOPY_DATA_AFFINITY", " READ"}};
   const RuntimeOptions o = RuntimeOptions::from_env();
   EXPECT_EQ(o.num_threads, 7);
   EXPECT_EQ(o.bind, BindMode::PU);
   EXPECT_EQ(o.policy, "scatter");
   EXPECT_TRUE(o.display_affinity);
   EXPECT_TRUE(o.stats);
+  EXPECT_EQ(o.data_affinity, canopy::DataAffinity::Read);
+  Env none{{"CANOPY_DATA_AFFINITY", "none"}};
+  EXPECT_EQ(RuntimeOptions::from_env().data_affinity, canopy::DataAffinity::None);
 }
 
 TEST(RuntimeOptions, EmptyMeansUnset) {
@@ -88,6 +92,7 @@ TEST(RuntimeOptions, BadValuesNameTheVariable) {
       {"CANOPY_POLICY", "nearest", "CANOPY_POLICY='nearest'"},
       {"CANOPY_DISPLAY_AFFINITY", "maybe", "CANOPY_DISPLAY_AFFINITY='maybe'"},
       {"CANOPY_STATS", "2", "CANOPY_STATS='2'"},
+      {"CANOPY_DATA_AFFINITY", "owner", "CANOPY_DATA_AFFINITY='owner': expected write, read or none"},
   };
   for (const Case& c : cases) {
     Env env{{c.var, c.value}};

@@ -7,8 +7,9 @@
 //  - the owner thread: the deque's bottom and slots, the pool's free lists,
 //    the statistics (relaxed atomics so that stats() may read them live);
 //  - thieves: the deque's top (CAS), the pool's remote-free lists;
-//  - other workers: the mailbox (affinity proxies) and the sleep fields
-//    (epoch, parked), which the notifier owns.
+//  - other workers: the mailbox (affinity proxies), the sleep fields
+//    (epoch, parked), which the notifier owns, and the affinity queues
+//    (pushed by anyone; popped by the owner, the loose one also by thieves).
 // A worker slot is owned by one thread at a time: a worker thread for its
 // whole life, or an external thread that entered the runtime (the claim of
 // the slot is an acquire CAS and its release a release store, so one
@@ -18,6 +19,7 @@
 #include <cstdint>
 #include <exception>
 
+#include "canopy/detail/affine_queue.hpp"
 #include "canopy/detail/deque.hpp"
 #include "canopy/detail/task.hpp"
 
@@ -36,6 +38,13 @@ struct alignas(64) Worker {
   // ---- written once at construction ----
   RuntimeCore* rt = nullptr;
   int index = 0;
+  // The runtime's NUMA node of this worker (0 .. nodes-1), and the machine's
+  // logical NUMA node it is on; -1 for extra slots (unbound outside threads).
+  int numa_node = -1;
+  int machine_node = -1;
+  // Count of this node's workers registered to sleep (the notifier keeps it),
+  // for targeted wake-ups of a node; nullptr for extra slots.
+  std::atomic<int>* node_sleepers = nullptr;
 
   // ---- owner thread only ----
   std::uint64_t rng = 0;
@@ -48,6 +57,14 @@ struct alignas(64) Worker {
   std::atomic<std::uint64_t> failed_steal_rounds{0};
   std::atomic<std::uint64_t> parked_ns{0};
   std::atomic<std::uint64_t> parks{0};
+  // Affinity: hinted tasks run where their hint asked (taken from this
+  // worker's or its node's queues) or elsewhere (a loose one taken from
+  // another's queue); bytes that tasks here accessed on this worker's NUMA
+  // node or on another (add_locality).
+  std::atomic<std::uint64_t> hinted_here{0};
+  std::atomic<std::uint64_t> hinted_away{0};
+  std::atomic<std::uint64_t> bytes_local{0};
+  std::atomic<std::uint64_t> bytes_remote{0};
 
   // ---- written by the notifier, rarely; read by the owner after each push ----
   // Non-zero while some worker of the runtime is registered to sleep (or
@@ -67,6 +84,10 @@ struct alignas(64) Worker {
   int wait_pos = -1;
   // External slots: 1 while a thread holds this slot.
   alignas(64) std::atomic<std::uint32_t> held{0};
+
+  // ---- affinity queues: pushed to by any worker (affine_queue.hpp) ----
+  AffineQueue strict_queue;  // popped by this worker only
+  AffineQueue loose_queue;   // popped by this worker, and by idle others
 };
 
 // The worker the calling thread is, or nullptr outside every runtime.

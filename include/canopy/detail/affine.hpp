@@ -1,0 +1,125 @@
+// The runtime side of affinity hints (canopy/affinity.hpp), for
+// TaskGroup::spawn(Affinity, f) and for the data-flow layer: resolving a
+// hint to a target of one runtime, and queueing a task there.
+//
+// Where a task goes (schedule):
+//  - no target: the calling worker's deque, as a spawn (the fast path);
+//  - a worker: that worker's strict or loose queue; a node: that node's
+//    strict or loose queue (src/runtime/affinity.cpp), and the target (or a
+//    sleeping worker of the node) is woken if it sleeps.
+// Who takes what: a worker looks at its own deque, its mailbox, its own
+// strict and loose queues, its node's strict and loose queues, then steals
+// from deques by distance, then from the loose queues of other workers and
+// other nodes by distance — these last only after searching in vain for a
+// while (25 µs), so that a target woken for its task takes it first. Strict
+// queues are never taken by another worker (worker target) or a worker of
+// another node (node target). A loose hint the calling worker satisfies
+// itself is still queued, not pushed on its deque: deque tasks are what
+// idle workers steal first, loose hinted ones what they take last.
+#pragma once
+#include <cstdint>
+#include <new>
+#include <type_traits>
+#include <utility>
+
+#include "canopy/affinity.hpp"
+#include "canopy/detail/spawn.hpp"
+
+namespace canopy::detail {
+
+// A resolved hint: a worker index or a NUMA node index of the runtime
+// (-1 = none; at most one of them is set), strict or loose.
+struct Target {
+  int worker = -1;
+  int node = -1;
+  bool strict = false;
+  bool none() const { return worker < 0 && node < 0; }
+};
+
+// Applies the wrapping rules: worker modulo num_workers, node modulo the
+// runtime's nodes, a handle's home node (machine numbering, mapped to the
+// runtime's node on it or the closest one; unknown = node 0). A loose node
+// hint on a runtime of one node is no target at all (every worker is on
+// it): the handle is then not even looked up. Throws canopy::Error for a
+// stale or null handle.
+Target resolve(RuntimeCore* rt, const Affinity& a);
+
+// Queues t for target (see the top of this file). Callable from any worker
+// of rt: a task, Runtime::run, a TaskGroup's thread. Lock-free.
+void schedule_targeted(Worker* w, AffineTask* t, Target target);
+
+// A task queued without a target lives in a deque slot that points to it.
+inline Group* run_affine_slot(const TaskSlot* s, Worker* w) {
+  AffineTask* t = slot_pointer<AffineTask>(s);
+  ++w->tasks_run;
+  t->run(t, w);
+  return nullptr;  // the task accounts for itself
+}
+
+inline void schedule(Worker* w, AffineTask* t, Target target) {
+  if (target.none()) [[likely]] {
+    push_task(w, w->deque.bottom(), &run_affine_slot, nullptr,
+              [t](TaskSlot* s) { store_word(s, 2, reinterpret_cast<std::uint64_t>(t)); });
+    return;
+  }
+  schedule_targeted(w, t, target);
+}
+
+// The runtime's NUMA node of a worker (0 .. num_numa_nodes-1; an unbound
+// outside thread in an extra slot counts as node 0), and the machine's
+// logical NUMA node of it (hwloc numbering, what data_home_node returns;
+// an extra slot: that of worker 0).
+int worker_numa_node(const Worker* w);
+int worker_machine_node(const Worker* w);
+int num_numa_nodes(const RuntimeCore* rt);
+// The runtime's node for a machine node (the node itself when a worker is
+// on it, else the closest node that has workers); -1 maps to 0.
+int runtime_node_of(const RuntimeCore* rt, int machine_node);
+
+// Locality statistics (WorkerStats::bytes_local / bytes_remote): called by
+// the thread that is worker w (a task running on w), plain owner updates.
+inline void add_locality(Worker* w, std::uint64_t local, std::uint64_t remote) {
+  w->bytes_local.store(w->bytes_local.load(std::memory_order_relaxed) + local, std::memory_order_relaxed);
+  w->bytes_remote.store(w->bytes_remote.load(std::memory_order_relaxed) + remote, std::memory_order_relaxed);
+}
+
+// ---- TaskGroup::spawn(Affinity, f) ----
+
+// A callable of a task group queued with a hint: counted like a foreign
+// spawn (the spawn decremented the group's `remote`, the end increments it,
+// whoever runs it), in a block of the spawning worker's pool.
+template <class F>
+struct AffineFn : AffineTask {
+  Group* group;
+  F fn;
+  template <class G>
+  AffineFn(Group* g, G&& f) : group(g), fn(std::forward<G>(f)) {}
+};
+
+template <class F>
+void run_affine_fn(AffineTask* self, Worker* w) {
+  auto* t = static_cast<AffineFn<F>*>(self);
+  Group* g = t->group;
+  call_in_group(t->fn, g);
+  t->~AffineFn<F>();
+  free_block(w, t);
+  complete_remote(g);
+}
+
+template <class F>
+void spawn_affine(Worker* w, Group* g, Target target, F&& f) {
+  using Fn = std::decay_t<F>;
+  using T = AffineFn<Fn>;
+  void* mem = alloc_block<T>(w);
+  T* t;
+  try {
+    t = ::new (mem) T(g, std::forward<F>(f));
+  } catch (...) {
+    free_block(w, static_cast<T*>(mem));
+    throw;
+  }
+  t->run = &run_affine_fn<Fn>;
+  schedule(w, t, target);
+}
+
+}  // namespace canopy::detail

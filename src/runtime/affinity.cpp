@@ -1,0 +1,231 @@
+// Affinity hints in the runtime: the NUMA nodes of a runtime's workers,
+// resolving a hint to a target, queueing a hinted task (and waking who
+// should run it), and the scheduler's side of the per-worker and per-node
+// queues (canopy/detail/affine.hpp says where tasks go and in which order
+// workers look).
+//
+// Wake-ups. A task queued for a worker wakes that worker if it is
+// registered to sleep; one queued for a node wakes a sleeping worker of the
+// node (the node's count of sleepers says whether to look). A loose task
+// whose target does not sleep may still wake some other sleeper (when
+// nobody is searching), as a spawn would: it runs somewhere if its target
+// stays busy. No wake-up is lost: the pusher's queue CAS and then its load
+// of the sleep words are seq_cst, and so are a sleeper's registration (the
+// sleep words) and then its re-check of the queues (affine_work_visible),
+// a store-load pair on each side: one of the two sees the other. The flag
+// `hints_used` takes part in the same way: set seq_cst before the first push,
+// loaded seq_cst by the re-check.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <numeric>
+
+#include "canopy/data.hpp"
+#include "canopy/detail/affine.hpp"
+#include "canopy/error.hpp"
+#include "canopy/topology.hpp"
+#include "runtime/runtime_core.hpp"
+
+namespace canopy {
+
+std::string to_string(const Affinity& a) {
+  const char* s = a.strict ? " strict" : "";
+  switch (a.kind) {
+    case Affinity::Kind::None: return "none";
+    case Affinity::Kind::Worker: return fmt::format("worker {}{}", a.index, s);
+    case Affinity::Kind::Node: return fmt::format("node {}{}", a.index, s);
+    case Affinity::Kind::Data: return fmt::format("near data #{}{}", a.data.index, s);
+  }
+  return fmt::format("affinity kind {}", static_cast<int>(a.kind));
+}
+
+namespace detail {
+
+namespace {
+
+int wrap(int i, int n) {
+  const int r = i % n;
+  return r < 0 ? r + n : r;
+}
+
+}  // namespace
+
+void build_nodes(RuntimeCore* rt, const Topology& topo) {
+  // The machine nodes that have workers, in the machine's order.
+  std::vector<int> used;
+  for (const WorkerPlacement& p : rt->placement) used.push_back(std::max(0, p.numa));
+  std::sort(used.begin(), used.end());
+  used.erase(std::unique(used.begin(), used.end()), used.end());
+  const int k = static_cast<int>(used.size());
+  for (int m : used) {
+    auto n = std::make_unique<NodeQueues>();
+    n->machine_node = m;
+    rt->nodes.push_back(std::move(n));
+  }
+  auto local_of = [&](int m) {
+    return static_cast<int>(std::lower_bound(used.begin(), used.end(), m) - used.begin());
+  };
+  for (int i = 0; i < rt->num_workers; ++i) {
+    const int local = local_of(std::max(0, rt->placement[i].numa));
+    Worker* w = rt->slots[i];
+    w->numa_node = local;
+    w->machine_node = used[local];
+    w->node_sleepers = &rt->nodes[local]->sleepers;
+    rt->nodes[local]->workers.push_back(i);
+  }
+  for (int i = rt->num_workers; i < rt->num_slots; ++i) rt->slots[i]->machine_node = rt->slots[0]->machine_node;
+
+  // Distance between two runtime nodes: hwloc's NUMA distances when the
+  // machine has them, else the tree distance between their first workers.
+  const auto& nd = topo.numa_distances();
+  const int machine_nodes = std::max(topo.num_numa_nodes(), 1);
+  const bool have_nd = static_cast<int>(nd.size()) == machine_nodes;
+  auto node_pu = [&](int m) -> int {  // a PU of machine node m, -1 when it has none
+    if (m < topo.num_numa_nodes() && !topo.numa_node(m).pus.empty()) return topo.numa_node(m).pus.front();
+    return -1;
+  };
+  auto machine_distance = [&](int a, int b) -> std::uint64_t {
+    if (have_nd && a < machine_nodes && b < machine_nodes) return nd[a][b];
+    const int pa = node_pu(a), pb = node_pu(b);
+    if (pa >= 0 && pb >= 0) return static_cast<std::uint64_t>(topo.distance(pa, pb));
+    return static_cast<std::uint64_t>(a > b ? a - b : b - a);
+  };
+  for (int a = 0; a < k; ++a) {
+    std::vector<int>& order = rt->nodes[a]->steal_order;
+    for (int d = 1; d < k; ++d) order.push_back((a + d) % k);  // ties: the next nodes first
+    std::stable_sort(order.begin(), order.end(), [&](int x, int y) {
+      return machine_distance(used[a], used[x]) < machine_distance(used[a], used[y]);
+    });
+  }
+  // Every machine node maps to a runtime node: itself, or the closest one.
+  rt->node_of_machine_node.assign(static_cast<std::size_t>(machine_nodes), 0);
+  for (int m = 0; m < machine_nodes; ++m) {
+    int best = 0;
+    for (int x = 1; x < k; ++x)
+      if (machine_distance(m, used[x]) < machine_distance(m, used[best])) best = x;
+    if (std::binary_search(used.begin(), used.end(), m)) best = local_of(m);
+    rt->node_of_machine_node[m] = best;
+  }
+}
+
+int num_numa_nodes(const RuntimeCore* rt) { return static_cast<int>(rt->nodes.size()); }
+int worker_numa_node(const Worker* w) { return w->numa_node >= 0 ? w->numa_node : 0; }
+int worker_machine_node(const Worker* w) { return w->machine_node; }
+
+int runtime_node_of(const RuntimeCore* rt, int machine_node) {
+  if (machine_node < 0) return 0;
+  const int m = static_cast<int>(rt->node_of_machine_node.size());
+  // A node beyond this machine's (a handle's location set for tests):
+  // wraps, as node ids do.
+  if (machine_node >= m) return wrap(machine_node, num_numa_nodes(rt));
+  return rt->node_of_machine_node[machine_node];
+}
+
+Target resolve(RuntimeCore* rt, const Affinity& a) {
+  const int k = num_numa_nodes(rt);
+  Target t;
+  t.strict = a.strict;
+  switch (a.kind) {
+    case Affinity::Kind::None: return {};
+    case Affinity::Kind::Worker: t.worker = wrap(a.index, rt->num_workers); return t;
+    case Affinity::Kind::Node:
+      if (k == 1 && !a.strict) return {};
+      t.node = wrap(a.index, k);
+      return t;
+    case Affinity::Kind::Data: {
+      // Looked up even when the answer does not matter: a stale handle is
+      // an error wherever it is used.
+      const DataEntry& e = data_entry(a.data);
+      if (k == 1 && !a.strict) return {};
+      t.node = runtime_node_of(rt, e.home_node.load(std::memory_order_relaxed));
+      return t;
+    }
+  }
+  throw Error(fmt::format("affinity kind {}: expected none, worker, node or data", static_cast<int>(a.kind)),
+              ErrorKind::BadInput);
+}
+
+namespace {
+
+void mark_hints_used(RuntimeCore* rt) {
+  if (!rt->hints_used.load(std::memory_order_relaxed)) [[unlikely]]
+    rt->hints_used.store(true, std::memory_order_seq_cst);
+}
+
+// A loose task whose target is not asleep: wake some sleeper if nobody is
+// searching (a searcher would find it), as a push does.
+void wake_someone(RuntimeCore* rt, const Worker* near) {
+  Notifier& nt = rt->notifier;
+  if ((nt.hint()->load(std::memory_order_seq_cst) & Notifier::kCountMask) == 0) return;
+  if (nt.searching().load(std::memory_order_seq_cst) > 0) return;
+  nt.notify_one(near);
+}
+
+void bump(std::atomic<std::uint64_t>& c) { c.store(c.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed); }
+
+}  // namespace
+
+void schedule_targeted(Worker* w, AffineTask* t, Target target) {
+  RuntimeCore* rt = w->rt;
+  if (target.worker >= 0) {
+    Worker* to = rt->slots[target.worker];
+    mark_hints_used(rt);
+    (target.strict ? to->strict_queue : to->loose_queue).push(t);
+    if (to->parked.load(std::memory_order_seq_cst) != 0) {
+      rt->notifier.wake(to);
+    } else if (!target.strict) {
+      wake_someone(rt, to);
+    }
+    return;
+  }
+  NodeQueues& n = *rt->nodes[target.node];
+  mark_hints_used(rt);
+  (target.strict ? n.strict_queue : n.loose_queue).push(t);
+  if (n.sleepers.load(std::memory_order_seq_cst) > 0 && rt->notifier.wake_one_on_node(target.node)) return;
+  if (!target.strict) wake_someone(rt, rt->slots[n.workers.front()]);
+}
+
+AffineTask* take_affine(Worker* w, bool* busy) {
+  AffineTask* t = w->strict_queue.pop(busy);
+  if (!t) t = w->loose_queue.pop(busy);
+  if (!t && w->numa_node >= 0) {
+    NodeQueues& n = *w->rt->nodes[w->numa_node];
+    t = n.strict_queue.pop(busy);
+    if (!t) t = n.loose_queue.pop(busy);
+  }
+  if (t) bump(w->hinted_here);
+  return t;
+}
+
+AffineTask* steal_loose(Worker* w, bool* busy) {
+  RuntimeCore* rt = w->rt;
+  AffineTask* t = nullptr;
+  for (int v : rt->victims[w->index].workers)
+    if ((t = rt->slots[v]->loose_queue.pop(busy))) break;
+  if (!t) {
+    const int k = num_numa_nodes(rt);
+    if (w->numa_node >= 0) {
+      for (int m : rt->nodes[w->numa_node]->steal_order)
+        if ((t = rt->nodes[m]->loose_queue.pop(busy))) break;
+    } else {
+      for (int m = 0; m < k && !t; ++m) t = rt->nodes[m]->loose_queue.pop(busy);
+    }
+  }
+  if (t) bump(w->hinted_away);
+  return t;
+}
+
+bool affine_work_visible(RuntimeCore* rt, Worker* w) {
+  if (!rt->hints_used.load(std::memory_order_seq_cst)) return false;
+  if (w->strict_queue.looks_nonempty() || w->loose_queue.looks_nonempty()) return true;
+  for (int m = 0; m < num_numa_nodes(rt); ++m) {
+    const NodeQueues& n = *rt->nodes[m];
+    if ((m == w->numa_node && n.strict_queue.looks_nonempty()) || n.loose_queue.looks_nonempty()) return true;
+  }
+  for (int i = 0; i < rt->num_workers; ++i)
+    if (i != w->index && rt->slots[i]->loose_queue.looks_nonempty()) return true;
+  return false;
+}
+
+}  // namespace detail
+}  // namespace canopy
