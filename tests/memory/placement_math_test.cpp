@@ -6,6 +6,7 @@
 
 #include "canopy/data.hpp"
 #include "canopy/error.hpp"
+#include "canopy/topology.hpp"
 
 using namespace canopy;
 
@@ -122,6 +123,31 @@ TEST(DataPlacementMath, Names) {
   EXPECT_EQ(to_string(DataPlacement::on_node(3)), "node 3");
   EXPECT_EQ(to_string(DataPlacement::interleaved()), "interleaved");
   EXPECT_EQ(to_string(DataPlacement::block_cyclic(8192)), "block-cyclic, blocks of 8192 bytes");
+}
+
+}  // namespace
+
+namespace {
+
+// The node counts of real machine shapes, from hwloc synthetic topologies:
+// block-cyclic spreads a region's blocks evenly over every node they have.
+TEST(DataPlacementMath, BlockCyclicOverSyntheticMachines) {
+  for (const char* shape : {"pack:1 core:4 pu:1", "pack:2 numa:1 core:4 pu:2", "pack:1 numa:3 core:2 pu:1",
+                            "pack:2 numa:2 core:8 pu:2", "pack:4 numa:2 core:2 pu:1"}) {
+    const int n = canopy::Topology::from_synthetic(shape).num_numa_nodes();
+    const std::size_t blocks = 10 * static_cast<std::size_t>(n) + 3;
+    const auto nodes = data_expected_page_nodes(DataPlacement::block_cyclic(2 * kPage), blocks * 2 * kPage, kPage, n);
+    std::vector<std::size_t> pages_on(n);
+    for (int node : nodes) {
+      ASSERT_GE(node, 0) << shape;
+      ASSERT_LT(node, n) << shape;
+      ++pages_on[node];
+    }
+    // Every node gets blocks / n blocks, the first blocks % n one more.
+    for (int k = 0; k < n; ++k)
+      EXPECT_EQ(pages_on[k], 2 * (blocks / n + (static_cast<std::size_t>(k) < blocks % n ? 1 : 0)))
+          << shape << " node " << k;
+  }
 }
 
 }  // namespace
