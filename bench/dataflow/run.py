@@ -58,8 +58,9 @@ def env_for(impl, threads, args):
     if impl.startswith("starpu"):
         env.update({"STARPU_NCPU": str(threads), "STARPU_SCHED": args.starpu_sched, "STARPU_SILENT": "1",
                     "STARPU_NCUDA": "0", "STARPU_NOPENCL": "0"})
-    if impl == "openblas":
-        env["OPENBLAS_NUM_THREADS"] = str(threads)
+    # OpenBLAS (pthreads build): -t threads for the whole-matrix dpotrf, one
+    # for the task kernels (so that its thread pool is not even started).
+    env["OPENBLAS_NUM_THREADS"] = str(threads) if impl == "openblas" else "1"
     return env
 
 

@@ -1,10 +1,17 @@
 // Tiled Cholesky (lower, A = L L^T) shared by every competitor: the matrix
 // in tiles (nt x nt tiles of nb x nb doubles, each tile contiguous and
 // column-major, as PLASMA stores them), the four tile kernels as calls to
-// sequential OpenBLAS (dpotrf, dtrsm, dsyrk, dgemm), the test matrix and
-// the checks. Compiled once (kernels.cpp, by this compiler, linked with the
-// sequential OpenBLAS build) and linked into every variant, so that the
-// tables compare runtimes, not compilers or BLAS builds.
+// OpenBLAS (dpotrf, dtrsm, dsyrk, dgemm) running on one thread each, the
+// test matrix and the checks. Compiled once (kernels.cpp, by this compiler)
+// and linked into every variant, so that the tables compare runtimes, not
+// compilers or BLAS builds.
+//
+// Every variant links OpenBLAS's pthreads build, the task-based ones set to
+// one thread (blas_threads(1)): Debian's sequential build (openblas-serial,
+// "SINGLE_THREADED", built without USE_LOCKING) is not safe to call from
+// several threads at once -- with two workers, 16 of 40 runs of the libgomp
+// Cholesky (1024, tile 64) gave a wrong factor -- while the pthreads build
+// at one thread runs each call on the caller, under its own locks (0 of 40).
 //
 // The algorithm every runtime runs (right-looking, tile k):
 //   potrf(A[k][k])                                       RW A[k][k]
@@ -61,6 +68,10 @@ void from_full(const double* full, Tiled& a);
 // positive definite).
 int dpotrf_lower(double* a, long n, long lda);
 
+// OpenBLAS's thread count (openblas_set_num_threads): 1 for the task kernels,
+// -t for the whole-matrix dpotrf.
+void blas_threads(int threads);
+
 // The tile kernels (sequential OpenBLAS calls).
 void potrf(double* akk, long nb);
 void trsm(const double* akk, double* aik, long nb);
@@ -78,6 +89,7 @@ void check(const char* prog, const Tiled& a, const Tiled& l, bool full);
 // A run: restore the matrix (untimed), time factor(), check the result.
 template <class Factor>
 void run(const df::Args& a, const char* prog, const char* impl, Factor&& factor) {
+  blas_threads(1);
   const Size s = size(a, prog);
   Tiled pristine(s), m(s);
   make_spd(pristine);

@@ -1,7 +1,7 @@
 // The tile kernels, the test matrix and the checks of the tiled Cholesky
-// (cholesky.hpp), over OpenBLAS's CBLAS and LAPACK (dpotrf_) interfaces. Linked with
-// the sequential OpenBLAS build: each task's kernel runs on the worker that
-// runs the task, and the runtime alone decides the parallelism.
+// (cholesky.hpp), over OpenBLAS's CBLAS and LAPACK (dpotrf_) interfaces. With
+// OpenBLAS at one thread, each task's kernel runs on the worker that runs
+// the task, and the runtime alone decides the parallelism.
 #include "cholesky/cholesky.hpp"
 
 #include <cblas.h>
@@ -27,6 +27,8 @@ int dpotrf_lower(double* a, long n, long lda) {
   dpotrf_(&uplo, &nn, a, &ld, &info, 1);
   return info;
 }
+
+void blas_threads(int threads) { openblas_set_num_threads(threads); }
 
 Size size(const df::Args& a, const char* prog) {
   Size s;

@@ -1,9 +1,6 @@
 // OpenBLAS's own threaded Cholesky: dpotrf on the whole matrix
-// (column-major, lower), linked with the threaded (pthreads) OpenBLAS build
-// and openblas_set_num_threads(-t). The copies between the tiled layout and
+// (column-major, lower), OpenBLAS's pthreads build at -t threads. The copies between the tiled layout and
 // the full one are outside the clock; the check is the same.
-#include <cblas.h>
-
 #include <memory>
 #include <string>
 
@@ -11,7 +8,7 @@
 
 int main(int argc, char** argv) {
   const bench::df::Args a = bench::df::parse_args(argc, argv);
-  openblas_set_num_threads(a.threads);
+  bench::chol::blas_threads(a.threads);
   const bench::chol::Size s = bench::chol::size(a, argv[0]);
   bench::chol::Tiled pristine(s), m(s);
   bench::chol::make_spd(pristine);

@@ -36,6 +36,7 @@ starpu_codelet make_codelet(starpu_cpu_func_t f, int buffers, const char* name) 
 
 int main(int argc, char** argv) {
   const bench::df::Args a = bench::df::parse_args(argc, argv);
+  bench::chol::blas_threads(1);
   const bench::StarpuSession session(a.threads);
   starpu_codelet potrf = make_codelet(potrf_cpu, 1, "potrf");
   starpu_codelet trsm = make_codelet(trsm_cpu, 2, "trsm");
