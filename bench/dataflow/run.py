@@ -135,12 +135,22 @@ def collect(args):
     results = {}
     jobs = jobs_for(args)
     args.reruns = 0
+    args.failures = []
     for _ in range(1 if args.smoke else args.rounds):
         for cmd, env in jobs:
             for _attempt in range(20):
                 busy0, total0 = cpu_times()
                 ours0 = resource.getrusage(resource.RUSAGE_CHILDREN)
-                out = run(cmd, env)
+                try:
+                    out = run(cmd, env)
+                except RuntimeError as e:
+                    # A wrong result (or a crash) voids that program's run: a
+                    # test fails at once; a measurement reports it and goes on.
+                    if args.smoke:
+                        raise
+                    args.failures.append(str(e))
+                    print(f"FAILED: {e}", file=sys.stderr)
+                    out = ""
                 busy1, total1 = cpu_times()
                 ours1 = resource.getrusage(resource.RUSAGE_CHILDREN)
                 ours = (ours1.ru_utime + ours1.ru_stime - ours0.ru_utime - ours0.ru_stime) * os.sysconf("SC_CLK_TCK")
@@ -149,6 +159,8 @@ def collect(args):
                     break
                 args.reruns += 1
                 time.sleep(2)
+            if not out:
+                continue
             found = False
             for m in LINE.finditer(out):
                 bench, impl, threads, _, secs, count, _unit = m.groups()
@@ -336,6 +348,11 @@ def main():
     report(results, args)
     if args.callgrind:
         callgrind(args)
+    if args.failures:
+        print(f"\n{len(args.failures)} program run(s) FAILED (left out of the medians):")
+        for f in args.failures:
+            print(f"  {f}")
+        return 1
     return 0
 
 
