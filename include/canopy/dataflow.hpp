@@ -1,0 +1,140 @@
+// Data-flow tasks: a task lists the data handles it reads and writes, and
+// runs when every task submitted before it that conflicts with it (read
+// after write, write after read, write after write) has finished; tasks
+// that do not conflict run in parallel. See docs/dataflow.md.
+//
+//   canopy::Data a = canopy::data_allocate(n * sizeof(double)), b = ...;
+//   canopy::submit({canopy::write(a)}, [=] { fill(a); });
+//   canopy::submit({canopy::read(a), canopy::write(b)}, [=] { copy(a, b); });  // after fill
+//   canopy::submit({canopy::read(a)}, [=] { print(a); });                      // with copy
+//   canopy::wait_all();                    // helps; rethrows a task's exception
+//
+// Order: tasks submitted by one thread run as if in program order. Tasks
+// submitted by several threads at once are ordered as if each submission
+// happened at one instant (a serializable order: every task comes after the
+// conflicting tasks whose submission completed before its own began).
+// Nesting: a task may submit tasks; they are ordered among themselves (its
+// children), not with the tasks outside, and the task's own dependents
+// start only when it and every task it submitted have finished.
+// Exceptions: the first exception a task throws is rethrown by the next
+// wait_all() or wait(Data) of the same flow; tasks that depend on the task
+// that threw (directly or through other such tasks) are cancelled: they do
+// not run, and their own dependents are cancelled in turn.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <new>
+#include <span>
+#include <type_traits>
+#include <utility>
+
+#include "canopy/affinity.hpp"
+#include "canopy/data.hpp"
+#include "canopy/runtime.hpp"
+
+namespace canopy {
+
+enum class AccessMode : std::uint8_t { Read, Write, ReadWrite };
+
+struct Access {
+  Data data;
+  AccessMode mode = AccessMode::Read;
+};
+
+inline Access read(Data d) { return {d, AccessMode::Read}; }
+inline Access write(Data d) { return {d, AccessMode::Write}; }
+inline Access read_write(Data d) { return {d, AccessMode::ReadWrite}; }
+
+// The most accesses one task may list (after merging repeats of a handle).
+inline constexpr std::size_t kMaxAccesses = 256;
+
+// Bytes that tasks accessed through a handle, split by whether the bytes
+// lived on the NUMA node of the worker that ran the task (as far as canopy
+// knows where the handle's pages are: bytes of pages not placed yet count
+// in neither), and how many task accesses there were.
+struct DataLocality {
+  std::uint64_t local_bytes = 0;
+  std::uint64_t remote_bytes = 0;
+  std::uint64_t accesses = 0;
+};
+
+namespace detail::flow {
+
+// What the out-of-line submission needs to know about a callable type.
+struct FnOps {
+  std::size_t size;
+  std::size_t align;
+  void (*invoke)(void* fn);
+  void (*destroy)(void* fn);  // nullptr: trivially destructible
+};
+
+template <class Fn>
+inline constexpr FnOps kFnOps = {
+    sizeof(Fn), alignof(Fn), [](void* p) { (*static_cast<Fn*>(p))(); },
+    std::is_trivially_destructible_v<Fn> ? nullptr : +[](void* p) { static_cast<Fn*>(p)->~Fn(); }};
+
+// Constructs the callable at `dst` from `src` (a forwarding reference).
+using Construct = void (*)(void* dst, void* src);
+
+template <class F>
+void construct_fn(void* dst, void* src) {
+  using Fn = std::decay_t<F>;
+  ::new (dst) Fn(std::forward<F>(*static_cast<std::remove_reference_t<F>*>(src)));
+}
+
+// rt == nullptr: the calling worker's runtime, else default_runtime().
+void submit(RuntimeCore* rt, const Access* accesses, std::size_t count, const Affinity& affinity, const FnOps& ops,
+            Construct construct, void* src);
+void wait_all(RuntimeCore* rt);
+void wait(RuntimeCore* rt, Data d);
+
+}  // namespace detail::flow
+
+// Submits f (a callable with no arguments) to run after the tasks it
+// conflicts with. Throws canopy::Error for a null or freed handle, or more
+// than kMaxAccesses distinct handles. `affinity` says where it should run;
+// without one, it goes where the data it writes lives (owner computes,
+// RuntimeOptions::data_affinity) when the runtime spans several NUMA nodes.
+template <class F>
+void submit(std::span<const Access> accesses, F&& f, Affinity affinity = {}) {
+  using Fn = std::decay_t<F>;
+  static_assert(std::is_invocable_v<Fn&>, "submit needs a callable with no arguments");
+  static_assert(alignof(Fn) <= 64, "submit: callables aligned to more than 64 bytes are not supported");
+  detail::flow::submit(nullptr, accesses.data(), accesses.size(), affinity, detail::flow::kFnOps<Fn>,
+                       &detail::flow::construct_fn<F&&>, const_cast<void*>(static_cast<const void*>(&f)));
+}
+template <class F>
+void submit(std::initializer_list<Access> accesses, F&& f, Affinity affinity = {}) {
+  submit(std::span<const Access>(accesses.begin(), accesses.size()), std::forward<F>(f), affinity);
+}
+template <class F>
+void submit(Runtime& rt, std::span<const Access> accesses, F&& f, Affinity affinity = {}) {
+  using Fn = std::decay_t<F>;
+  static_assert(std::is_invocable_v<Fn&>, "submit needs a callable with no arguments");
+  static_assert(alignof(Fn) <= 64, "submit: callables aligned to more than 64 bytes are not supported");
+  detail::flow::submit(rt.core(), accesses.data(), accesses.size(), affinity, detail::flow::kFnOps<Fn>,
+                       &detail::flow::construct_fn<F&&>, const_cast<void*>(static_cast<const void*>(&f)));
+}
+template <class F>
+void submit(Runtime& rt, std::initializer_list<Access> accesses, F&& f, Affinity affinity = {}) {
+  submit(rt, std::span<const Access>(accesses.begin(), accesses.size()), std::forward<F>(f), affinity);
+}
+
+// Waits until every task submitted so far (in the calling task's children,
+// or at the top level outside any data-flow task) has finished, running
+// tasks meanwhile; then rethrows the first exception a task threw, if any.
+// Returns when the flow is idle at some instant: tasks that other threads
+// submit during the wait are waited for too.
+void wait_all();
+void wait_all(Runtime& rt);
+// Waits for every task submitted so far that accesses d (in the same flow
+// as wait_all), then rethrows the flow's first exception, if any.
+void wait(Data d);
+void wait(Runtime& rt, Data d);
+
+// Totals over every task that accessed d since it was allocated or
+// registered (throws canopy::Error for a null or freed handle).
+DataLocality data_locality(Data d);
+
+}  // namespace canopy

@@ -1,0 +1,75 @@
+/* canopy_dataflow.h: the C API of canopy's data-flow tasks
+ * (canopy/dataflow.hpp), in the manner of canopy.h, whose status codes,
+ * canopy_strerror() and canopy_last_error() it uses.
+ *
+ *   canopy_access_t acc[2] = {{a, CANOPY_ACCESS_READ}, {b, CANOPY_ACCESS_WRITE}};
+ *   canopy_submit(rt, acc, 2, NULL, copy_a_to_b, &args);   // after tasks writing a, b
+ *   canopy_wait_all(rt);                                   // helps; reports a task's failure
+ *
+ * A task is a function pointer and its argument; it runs when every task
+ * submitted before it that conflicts with it (read after write, write after
+ * read, write after write on a handle) has finished. A task may submit
+ * tasks (its children; its dependents wait for them too). Functions of C
+ * tasks cannot throw; C++ callers of this API that do get CANOPY_EUNKNOWN
+ * from the next wait, with the exception's message in canopy_last_error().
+ *
+ * `rt` may be NULL: the runtime of the calling worker (inside a task or
+ * canopy_runtime_run), else the default runtime (CANOPY_* variables).
+ *
+ * This header compiles as C99 and as C++. */
+#ifndef CANOPY_DATAFLOW_H
+#define CANOPY_DATAFLOW_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "canopy.h"
+#include "canopy_data.h"
+#include "canopy_runtime.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum canopy_access_mode {
+  CANOPY_ACCESS_READ = 0,
+  CANOPY_ACCESS_WRITE = 1,
+  CANOPY_ACCESS_READ_WRITE = 2,
+  /* Not a mode: makes the enum int-sized in C and in C++. */
+  CANOPY_ACCESS_MAX_ENUM_ = 0x7fffffff
+} canopy_access_mode_t;
+
+typedef struct canopy_access {
+  canopy_data_t data;
+  canopy_access_mode_t mode;
+} canopy_access_t;
+
+/* The most accesses one task may list (CANOPY_ERANGE beyond). */
+#define CANOPY_MAX_ACCESSES 256
+
+/* Submits fn(arg) with `count` accesses (`accesses` may be NULL when count
+ * is 0) and an affinity hint (NULL: none, owner computes). EINVAL for a
+ * null or freed handle, an unknown mode, a NULL fn; ERANGE for more than
+ * CANOPY_MAX_ACCESSES accesses. */
+canopy_status_t canopy_submit(canopy_runtime_t* rt, const canopy_access_t* accesses, size_t count,
+                              const canopy_affinity_t* affinity, void (*fn)(void* arg), void* arg);
+
+/* Waits for every task submitted so far in the current flow (inside a task:
+ * its children), running tasks meanwhile. */
+canopy_status_t canopy_wait_all(canopy_runtime_t* rt);
+
+/* Waits for every task submitted so far that accesses `data`. EINVAL for a
+ * null or freed handle. */
+canopy_status_t canopy_wait_data(canopy_runtime_t* rt, canopy_data_t data);
+
+/* Bytes tasks accessed through `data` on the NUMA node of the worker that ran
+ * them (local) and elsewhere (remote), and how many accesses there were.
+ * Any output pointer may be NULL. */
+canopy_status_t canopy_data_locality(canopy_data_t data, uint64_t* local_bytes, uint64_t* remote_bytes,
+                                     uint64_t* accesses);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CANOPY_DATAFLOW_H */

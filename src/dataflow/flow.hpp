@@ -1,0 +1,265 @@
+// Private to src/dataflow/: the records of data-flow dependency tracking.
+//
+// Per (domain, handle) there is one State: the accesses that may run now
+// ("active": one writer, or any number of readers) and a FIFO queue of the
+// accesses waiting behind them, in submission order. A task registers each
+// of its accesses in its handle's State at submission; an access that
+// conflicts with what is active or queued waits in the queue and counts in
+// the task's `preds`. When a task finishes it releases its accesses; a
+// release that leaves nothing active activates the queue's front group (a
+// writer, or a run of readers), and a task whose last queued access is
+// activated becomes ready. No pointer to a finished task is ever kept: the
+// queue holds only access records of tasks that have not run yet, which is
+// why nodes need no reference counts.
+//
+// Domains: the top level of a runtime (a Flow, States in a chunked array
+// indexed by Data::index) and, for a task that submits tasks, its children
+// (a Domain owned by that task, States in a small hash table). A domain
+// counts 1 (its owner's body, or forever for a Flow) + its unfinished tasks.
+//
+// Locks: each State has a spin lock. Submission takes the locks of all the
+// task's States in handle-index order, registers, and releases them (two-
+// phase locking): concurrent submitters are serialized per handle in one
+// consistent order, so the dependency graph has no cycle. A release takes
+// one State lock at a time.
+#pragma once
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+
+#include "canopy/dataflow.hpp"
+#include "canopy/detail/worker.hpp"
+
+namespace canopy::detail::flow {
+
+// A test-and-test-and-set spin lock: held for a few dozen instructions.
+struct SpinLock {
+  std::atomic<std::uint8_t> word{0};
+  void lock() {
+    while (word.exchange(1, std::memory_order_acquire) != 0)
+      while (word.load(std::memory_order_relaxed) != 0) pause();
+  }
+  void unlock() { word.store(0, std::memory_order_release); }
+  static void pause() {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    asm volatile("yield");
+#endif
+  }
+};
+
+struct Node;
+struct Domain;
+
+enum : std::uint8_t { kModeRead = 0, kModeWrite = 1 };  // ReadWrite is kModeWrite for ordering
+enum : std::uint8_t { kRecTask = 0, kRecWaiter = 1 };
+
+// One access of a task (or a wait(Data) in the queue). Lives in its node.
+struct AccessRec {
+  AccessRec* next = nullptr;   // the State's queue
+  struct State* state = nullptr;
+  DataEntry* entry = nullptr;  // the handle's registry entry (stable)
+  std::uint32_t index = 0;     // Data::index
+  std::uint16_t slot = 0;      // position in the node's array (finds the node)
+  std::uint8_t mode = kModeRead;
+  std::uint8_t kind = kRecTask;
+};
+
+// The dependency state of one handle in one domain. 64 bytes: neighbouring
+// handles are touched by different workers.
+struct alignas(64) State {
+  SpinLock lock;
+  std::uint8_t active_write = 0; // the active group is a writer
+  std::int32_t active = 0;       // activated accesses not released yet
+  std::uint32_t generation = 0;  // the handle generation the totals belong to (top level)
+  std::uint32_t poison = 0;      // == its domain's error_epoch: depends on a failed task
+  AccessRec* head = nullptr;     // queued, oldest first
+  AccessRec* tail = nullptr;
+  // The registry entry of handle #index (entries never move, so once set it
+  // stays right): submit checks a handle with entry->live == generation
+  // instead of a call to data_entry. Set by the first submission (relaxed:
+  // every writer stores the same value).
+  std::atomic<DataEntry*> entry{nullptr};
+  // Locality totals (top-level States only; written under the lock, read by data_locality).
+  std::atomic<std::uint64_t> local_bytes{0};
+  std::atomic<std::uint64_t> remote_bytes{0};
+  std::atomic<std::uint64_t> accesses{0};
+};
+static_assert(sizeof(State) == 64);
+
+struct ErrorBox {
+  std::exception_ptr error;
+};
+
+// A thread in wait_all, parked on a one-task group the last finisher completes.
+struct AllWaiter {
+  AllWaiter* next = nullptr;
+  AllWaiter* prev = nullptr;
+  bool linked = false;  // under the domain's wait_lock
+  Group group;
+};
+
+// A thread in wait(Data): an access record queued like a writer; its
+// activation completes the group.
+struct DataWaiter {
+  AccessRec rec;
+  Group group;
+};
+
+struct Flow;
+
+// Domain::count: 1 + unfinished tasks, plus kWaiting while a thread in
+// wait_all may be parked (set by the waiter, cleared by whoever takes the
+// waiter list). The finisher whose decrement takes the count from 2 to 1
+// and sees kWaiting wakes the waiters; one that does not see it never
+// touches the domain again (a children's domain may be freed at once).
+inline constexpr std::int64_t kWaiting = std::int64_t{1} << 62;
+
+struct Domain {
+  std::atomic<std::int64_t> count{1};
+  std::atomic<ErrorBox*> error{nullptr};
+  // Bumped when an error is reported: States poisoned in an older epoch are clean.
+  std::atomic<std::uint32_t> error_epoch{1};
+  SpinLock wait_lock;
+  AllWaiter* waiters = nullptr;  // under wait_lock
+  Flow* flow = nullptr;          // the top level it belongs to
+  Node* owner = nullptr;         // nullptr: the top level
+  std::int8_t size_class = -1;   // of its block (children's domains)
+
+  // ---- children's States (owner != nullptr): open addressing on Data::index ----
+  SpinLock table_lock;
+  struct Entry {
+    std::uint32_t key;  // Data::index + 1 (0 = empty)
+    State* state;
+  };
+  static constexpr std::uint32_t kInline = 4;
+  Entry* table = inline_table;
+  std::uint32_t capacity = kInline;
+  std::uint32_t used = 0;
+  Entry inline_table[kInline] = {};
+};
+
+// The top level of one runtime.
+struct Flow {
+  Domain root;
+  // Only the address: a runtime may be destroyed and another created at the
+  // same address, which then inherits this (idle) Flow. So nothing about
+  // the runtime's configuration is kept here; see run.cpp.
+  RuntimeCore* rt = nullptr;
+  // States by Data::index: chunks of kChunk, created on first use.
+  static constexpr std::uint32_t kChunkBits = 10;
+  static constexpr std::uint32_t kChunk = 1u << kChunkBits;
+  static constexpr std::uint32_t kMaxChunks = 1u << 12;  // 4 Mi handles
+  std::atomic<State*> chunks[kMaxChunks] = {};
+  Flow* next_flow = nullptr;  // the registry
+};
+
+// A submitted task: header, `naccess` records, then the callable.
+struct Node {
+  Node(Domain* d, const FnOps* o, const Affinity& a, std::uint32_t offset, std::int8_t cls)
+      : size_class(cls), affinity(a), domain(d), ops(o), fn_offset(offset) {}
+  AffineTask link;  // for detail::schedule and the ready lists (link.next)
+  std::atomic<std::int32_t> preds{0};  // queued accesses not yet activated
+  std::uint16_t naccess = 0;
+  std::int8_t size_class = 0;          // pool class, -1: global heap
+  std::atomic<std::uint8_t> poisoned{0};
+  std::uint8_t failed = 0;
+  std::uint8_t nodes = 1;              // machine nodes locality looks at (set when it runs)
+  std::int16_t run_node = -1;          // machine NUMA node of the worker that ran it (-1: did not run)
+  Affinity affinity;
+  Domain* domain = nullptr;            // where it was submitted
+  Domain* children = nullptr;          // its own, once it submits
+  const FnOps* ops = nullptr;
+  std::uint32_t fn_offset = 0;
+  AccessRec* recs() { return reinterpret_cast<AccessRec*>(this + 1); }
+  void* fn() { return reinterpret_cast<char*>(this) + fn_offset; }
+};
+static_assert(alignof(Node) <= 16 && sizeof(Node) % alignof(AccessRec) == 0);
+
+inline Node* node_of(AccessRec* r) { return reinterpret_cast<Node*>(r - r->slot) - 1; }
+
+// The data-flow task the calling thread is running (its body), or nullptr.
+extern constinit thread_local Node* tls_node;
+
+// ---- states.cpp / submit.cpp / run.cpp / wait.cpp ----
+struct FlowCache {
+  RuntimeCore* rt = nullptr;
+  Flow* flow = nullptr;
+};
+extern constinit thread_local FlowCache tls_flow_cache;
+Flow* flow_of_slow(RuntimeCore* rt);
+inline Flow* flow_of(RuntimeCore* rt) {
+  const FlowCache& c = tls_flow_cache;
+  if (c.rt == rt) [[likely]]
+    return c.flow;
+  return flow_of_slow(rt);
+}
+void for_each_flow(void (*fn)(Flow*, void*), void* arg);
+// The domain a submission from worker w goes to (creates a child domain).
+Domain* current_domain(Worker* w);
+// Existing domain for waits (nullptr: a task with no children: nothing to wait for).
+Domain* current_domain_if_any(Worker* w);
+State* make_root_state(Flow* f, std::uint32_t index);     // creates the chunk (throws beyond the limit)
+inline State* root_state(Flow* f, std::uint32_t index) {
+  const std::uint32_t c = index >> Flow::kChunkBits;
+  State* chunk = c < Flow::kMaxChunks ? f->chunks[c].load(std::memory_order_acquire) : nullptr;
+  if (!chunk) [[unlikely]]
+    return make_root_state(f, index);
+  return chunk + (index & (Flow::kChunk - 1));
+}
+State* root_state_if_any(Flow* f, std::uint32_t index);   // nullptr if never used
+State* child_state(Domain* d, std::uint32_t index, Worker* w);  // creates (under table_lock)
+State* child_state_if_any(Domain* d, std::uint32_t index);
+void free_child_domain(Domain* d, Worker* w);
+Domain* new_child_domain(Node* owner, Worker* w);
+
+// A node whose preds reached zero: queue it (affinity, owner computes, or
+// the worker's own deque).
+void make_ready(Node* n, Worker* w);
+// Runs the ready list (linked by link.next) through make_ready.
+void schedule_list(Node* head, Worker* w);
+// Called by a task's last holder: releases its accesses, counts it in its
+// domain; returns a task it made ready for the caller to run next (or nullptr).
+Node* finish(Node* n, Worker* w);
+void record_error(Domain* d, std::exception_ptr e) noexcept;
+// The deque bottom when the calling thread's current task body started.
+std::int64_t current_body_base();
+bool is_node_slot(const TaskSlot* s);
+
+void* alloc_heap(std::size_t bytes);
+void free_heap(void* p);
+inline void* alloc_bytes(Worker* w, std::size_t bytes, std::int8_t* size_class) {
+  if (bytes <= kBlockBytes[1]) [[likely]] {
+    const int cls = bytes <= kBlockBytes[0] ? 0 : 1;
+    *size_class = static_cast<std::int8_t>(cls);
+    return w->pool.alloc(cls);
+  }
+  *size_class = -1;
+  return alloc_heap(bytes);
+}
+inline void free_bytes(Worker* w, void* p, std::int8_t size_class) {
+  if (size_class >= 0) [[likely]]
+    w->pool.free(p, size_class);
+  else
+    free_heap(p);
+}
+
+// Machine NUMA nodes whose bytes locality looks at (1 on a one-node machine).
+int machine_nodes(const RuntimeCore* rt);
+// Locality of one access: bytes of the handle on machine node `machine_node`
+// vs on the other `nodes` - 1.
+void access_locality_slow(int nodes, const DataEntry* e, int machine_node, std::uint64_t* local,
+                          std::uint64_t* remote);
+inline void access_locality(int nodes, const DataEntry* e, int machine_node, std::uint64_t* local,
+                            std::uint64_t* remote) {
+  if (nodes == 1) [[likely]] {
+    *local = e->node_bytes[0].load(std::memory_order_relaxed);
+    *remote = 0;
+    return;
+  }
+  access_locality_slow(nodes, e, machine_node, local, remote);
+}
+
+}  // namespace canopy::detail::flow

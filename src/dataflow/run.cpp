@@ -1,0 +1,316 @@
+// Running a data-flow task and what follows: the body
+// (its exception kept for the flow's next wait), the nesting rule (a task
+// with children finishes when its body and every child have), releasing its
+// accesses (which activates the accesses queued behind them and makes ready
+// the tasks whose last queued access that was; and adds up where its bytes
+// were, for the worker and the handles: locality), and counting it in its
+// domain (which wakes threads in wait_all when the domain becomes idle).
+//
+// Where a ready task goes: its affinity hint (detail::schedule); without
+// one, on a runtime of several NUMA nodes, the node holding most of the
+// bytes it writes (or accesses: RuntimeOptions::data_affinity); otherwise
+// the calling worker's own deque, the cheapest path — or, for one of the
+// tasks a finishing task made ready, straight on this worker after it.
+#include <algorithm>
+
+#include "canopy/detail/affine.hpp"
+#include "dataflow/flow.hpp"
+#include "runtime/runtime_core.hpp"
+
+namespace canopy::detail::flow {
+
+namespace {
+
+constinit thread_local std::int64_t tls_body_base = 0;
+
+Group* run_node_slot(const TaskSlot* s, Worker* w);
+void run_affine_node(AffineTask* t, Worker* w);
+
+// Owner computes applies: several NUMA nodes, and data_affinity not None.
+// (Read from the runtime each time: see Flow::rt.)
+inline bool owner_computes(const RuntimeCore* rt) {
+  return rt->nodes.size() > 1 && rt->options.data_affinity != DataAffinity::None;
+}
+
+}  // namespace
+
+std::int64_t current_body_base() { return tls_body_base; }
+
+bool is_node_slot(const TaskSlot* s) { return slot_run(s) == &run_node_slot; }
+
+void record_error(Domain* d, std::exception_ptr e) noexcept {
+  auto* box = new (std::nothrow) ErrorBox{std::move(e)};
+  if (!box) return;  // out of memory while reporting: the task still counts as failed
+  ErrorBox* expected = nullptr;
+  if (!d->error.compare_exchange_strong(expected, box, std::memory_order_acq_rel)) delete box;
+}
+
+int machine_nodes(const RuntimeCore* rt) {
+  const std::size_t m = rt->node_of_machine_node.size();
+  return m <= 1 ? 1 : static_cast<int>(std::min<std::size_t>(m, kDataMaxNodes));
+}
+
+void access_locality_slow(int nodes, const DataEntry* e, int machine_node, std::uint64_t* local,
+                          std::uint64_t* remote) {
+  std::uint64_t l = 0, r = 0;
+  for (int k = 0; k < nodes; ++k) (k == machine_node ? l : r) += e->bytes_on_node(k);
+  *local = l;
+  *remote = r;
+}
+
+namespace {
+
+// Owner computes: the runtime node holding most of the bytes the task
+// writes (or accesses); no target when none of them is placed yet.
+Target owner_target(RuntimeCore* rt, Node* n) {
+  const int nodes = machine_nodes(rt);
+  const bool writes_decide = rt->options.data_affinity == DataAffinity::Write;
+  std::uint64_t bytes[kDataMaxNodes] = {};
+  bool any = false;
+  AccessRec* recs = n->recs();
+  for (int i = 0; i < n->naccess; ++i) {
+    const AccessRec& r = recs[i];
+    if (writes_decide && r.mode != kModeWrite) continue;
+    for (int k = 0; k < nodes; ++k) {
+      const std::size_t b = r.entry->bytes_on_node(k);
+      bytes[k] += b;
+      any |= b != 0;
+    }
+  }
+  Target t;
+  if (!any) return t;
+  int best = 0;
+  for (int k = 1; k < nodes; ++k)
+    if (bytes[k] > bytes[best]) best = k;
+  t.node = runtime_node_of(rt, best);
+  return t;
+}
+
+inline void push_node(Node* n, Worker* w) {
+  push_task(w, w->deque.bottom(), &run_node_slot, nullptr,
+            [n](TaskSlot* s) { store_word(s, 2, reinterpret_cast<std::uint64_t>(n)); });
+}
+
+}  // namespace
+
+void make_ready(Node* n, Worker* w) {
+  RuntimeCore* rt = w->rt;
+  if (n->affinity.kind == Affinity::Kind::None && !owner_computes(rt)) [[likely]] {
+    push_node(n, w);
+    return;
+  }
+  n->link.run = &run_affine_node;
+  Target t;
+  if (n->affinity.kind != Affinity::Kind::None) {
+    try {
+      t = resolve(rt, n->affinity);
+    } catch (...) {
+      // The hint's handle was freed since submission: run it anywhere; the
+      // body will meet the same stale handle if it uses it.
+      t = Target{};
+    }
+  } else if (!n->poisoned.load(std::memory_order_relaxed)) {
+    t = owner_target(rt, n);
+  }
+  if (t.none()) {
+    push_node(n, w);
+    return;
+  }
+  schedule_targeted(w, &n->link, t);
+}
+
+void schedule_list(Node* head, Worker* w) {
+  while (head) {
+    Node* next = static_cast<Node*>(static_cast<void*>(head->link.next));
+    make_ready(head, w);
+    head = next;
+  }
+}
+
+namespace {
+
+void run_node(Node* n, Worker* w) {
+  for (;;) {
+    if (!n->poisoned.load(std::memory_order_relaxed)) [[likely]] {
+      // Where it runs, for the locality totals its release adds up.
+      const int nodes = machine_nodes(w->rt);
+      n->nodes = static_cast<std::uint8_t>(nodes);
+      n->run_node = static_cast<std::int16_t>(nodes == 1 ? 0 : worker_machine_node(w));
+      Node* prev = tls_node;
+      const std::int64_t prev_base = tls_body_base;
+      tls_node = n;
+      tls_body_base = w->deque.bottom();
+      try {
+        n->ops->invoke(n->fn());
+      } catch (...) {
+        n->failed = 1;
+        record_error(n->domain, std::current_exception());
+      }
+      tls_node = prev;
+      tls_body_base = prev_base;
+    }
+    if (n->ops->destroy) n->ops->destroy(n->fn());
+    // The body's share of the nesting count: the last of body and children finishes.
+    if (Domain* c = n->children) [[unlikely]] {
+      if ((c->count.fetch_sub(1, std::memory_order_acq_rel) & ~kWaiting) != 1) return;
+    }
+    // A task this one made ready runs next, here, without a trip through
+    // the deque (the others were queued, for thieves).
+    n = finish(n, w);
+    if (!n) return;
+    ++w->tasks_run;
+  }
+}
+
+Group* run_node_slot(const TaskSlot* s, Worker* w) {
+  ++w->tasks_run;  // (the runtime counts the tasks it takes from affinity queues itself)
+  run_node(slot_pointer<Node>(s), w);
+  return nullptr;
+}
+
+void run_affine_node(AffineTask* t, Worker* w) { run_node(static_cast<Node*>(static_cast<void*>(t)), w); }
+
+// Activates the queue's front group of s (the lock held, nothing active):
+// a writer, or every reader up to the next writer; a wait(Data) record
+// passes when nothing is active before it.
+inline void activate_front(State* s, bool poisoned, Node** ready, DataWaiter** signals) {
+  AccessRec* a = s->head;
+  while (a) {
+    if (a->kind == kRecWaiter) {
+      if (s->active != 0) break;
+      s->head = a->next;
+      auto* dw = reinterpret_cast<DataWaiter*>(a);
+      a->next = reinterpret_cast<AccessRec*>(*signals);
+      *signals = dw;
+    } else if (a->mode == kModeWrite) {
+      if (s->active != 0) break;
+      s->head = a->next;
+      s->active = 1;
+      s->active_write = kModeWrite;
+    } else {
+      s->head = a->next;
+      ++s->active;
+      s->active_write = kModeRead;
+    }
+    if (a->kind == kRecTask) {
+      Node* n = node_of(a);
+      if (poisoned) n->poisoned.store(1, std::memory_order_relaxed);
+      if (n->preds.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+        n->link.next = static_cast<AffineTask*>(static_cast<void*>(*ready));
+        *ready = n;
+      }
+      if (s->active_write) break;
+    }
+    a = s->head;
+  }
+  if (!s->head) s->tail = nullptr;
+}
+
+void add_totals(State* s, std::uint64_t local, std::uint64_t remote) {
+  s->local_bytes.store(s->local_bytes.load(std::memory_order_relaxed) + local, std::memory_order_relaxed);
+  s->remote_bytes.store(s->remote_bytes.load(std::memory_order_relaxed) + remote, std::memory_order_relaxed);
+  s->accesses.store(s->accesses.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+}
+
+void wake_waiters(Domain* d) {
+  d->wait_lock.lock();
+  AllWaiter* list = d->waiters;
+  d->waiters = nullptr;
+  for (AllWaiter* a = list; a; a = a->next) a->linked = false;
+  d->count.fetch_and(~kWaiting, std::memory_order_seq_cst);
+  d->wait_lock.unlock();
+  while (list) {
+    AllWaiter* next = list->next;  // read before: the waiter may return at once
+    complete_remote(&list->group);
+    list = next;
+  }
+}
+
+}  // namespace
+
+Node* finish(Node* n, Worker* w) {
+  Node* next = nullptr;
+  for (;;) {
+    Domain* d = n->domain;
+    Flow* f = d->flow;
+    bool bad = n->failed || n->poisoned.load(std::memory_order_relaxed);
+    if (Domain* c = n->children) [[unlikely]] {
+      // A child's exception nobody reported inside: the task failed.
+      if (ErrorBox* e = c->error.exchange(nullptr, std::memory_order_acq_rel)) {
+        bad = true;
+        record_error(d, std::move(e->error));
+        delete e;
+      }
+      free_child_domain(c, w);
+      n->children = nullptr;
+    }
+    const std::uint32_t epoch = d->error_epoch.load(std::memory_order_relaxed);
+    const int nodes = n->nodes;
+    const bool top = d->owner == nullptr;
+    const bool ran = n->run_node >= 0;
+    Node* ready = nullptr;
+    DataWaiter* signals = nullptr;
+    AccessRec* recs = n->recs();
+    std::uint64_t task_local = 0, task_remote = 0;
+    for (int i = 0; i < n->naccess; ++i) {
+      AccessRec* r = &recs[i];
+      State* s = r->state;
+      std::uint64_t local = 0, remote = 0;
+      if (ran) {
+        access_locality(nodes, r->entry, n->run_node, &local, &remote);
+        task_local += local;
+        task_remote += remote;
+      }
+      s->lock.lock();
+      if (bad && r->mode == kModeWrite) s->poison = epoch;
+      if (top && ran) add_totals(s, local, remote);
+      if (--s->active == 0 && s->head) activate_front(s, s->poison == epoch, &ready, &signals);
+      s->lock.unlock();
+      if (!top && ran) [[unlikely]] {
+        // Children's accesses count in the handle's top-level totals too.
+        State* rs = root_state(f, r->index);
+        const std::uint32_t gen = r->entry->live.load(std::memory_order_relaxed);
+        rs->lock.lock();
+        if (rs->generation != gen) {  // first use of this handle at the top level
+          rs->generation = gen;
+          rs->local_bytes.store(0, std::memory_order_relaxed);
+          rs->remote_bytes.store(0, std::memory_order_relaxed);
+          rs->accesses.store(0, std::memory_order_relaxed);
+        }
+        add_totals(rs, local, remote);
+        rs->lock.unlock();
+      }
+    }
+    // Counted for this worker: the one that ran the task, but for a task
+    // with children whose last child ended elsewhere.
+    if (ran) add_locality(w, task_local, task_remote);
+    Node* owner = d->owner;
+    const std::int8_t cls = n->size_class;
+    n->~Node();
+    free_bytes(w, n, cls);
+    // One ready task without a hint (nor owner computes) is handed back to
+    // run next; the rest are queued.
+    if (ready && !next && ready->affinity.kind == Affinity::Kind::None && !owner_computes(w->rt)) {
+      next = ready;
+      ready = static_cast<Node*>(static_cast<void*>(ready->link.next));
+    }
+    schedule_list(ready, w);
+    while (signals) {
+      DataWaiter* following = reinterpret_cast<DataWaiter*>(signals->rec.next);
+      complete_remote(&signals->group);
+      signals = following;
+    }
+    const std::int64_t v = d->count.fetch_sub(1, std::memory_order_seq_cst);
+    const std::int64_t c = v & ~kWaiting;
+    if (c == 2) {
+      if (v & kWaiting) wake_waiters(d);
+    } else if (c == 1) {
+      // The last child of a task whose body had ended: the task finishes now.
+      n = owner;
+      continue;
+    }
+    return next;
+  }
+}
+
+}  // namespace canopy::detail::flow

@@ -1,0 +1,225 @@
+// Submitting a data-flow task: checking its accesses (null or freed
+// handles, too many), merging repeats of a handle and sorting them by index
+// (the lock order), building the node in a block of the calling worker's
+// pool, registering each access in its State under the States' locks (two-
+// phase: all taken, in index order, then all given back), and queueing the
+// task at once when nothing it conflicts with is pending.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "canopy/detail/affine.hpp"
+#include "canopy/error.hpp"
+#include "dataflow/flow.hpp"
+#include "runtime/runtime_core.hpp"
+
+namespace canopy::detail::flow {
+
+constinit thread_local Node* tls_node = nullptr;
+
+namespace {
+
+[[noreturn, gnu::noinline]] void bad_access(std::size_t i, std::size_t n, const char* why) {
+  throw Error(fmt::format("submit: access {} of {}: {}", i, n, why));
+}
+
+[[noreturn, gnu::noinline]] void too_many(std::size_t n) {
+  throw Error(fmt::format("submit: {} accesses: at most {} per task (canopy::kMaxAccesses)", n, kMaxAccesses));
+}
+
+[[noreturn, gnu::noinline]] void stale_access(const Error& e, std::size_t i, std::size_t n) {
+  throw Error(fmt::format("submit: access {} of {}: {}", i, n, e.what()));
+}
+
+// The handle's entry through data_entry (which throws for a null, freed or
+// never handed out handle), remembered in the top-level State `s` if given.
+[[gnu::noinline]] DataEntry* checked_entry(const Access& a, std::size_t i, std::size_t n, State* s) {
+  DataEntry* e;
+  try {
+    e = &data_entry(a.data);
+  } catch (const Error& err) {
+    stale_access(err, i, n);
+  }
+  if (s) s->entry.store(e, std::memory_order_relaxed);
+  return e;
+}
+
+// Checks the accesses and writes their records into `out`, sorted by
+// handle index (repeats of a handle merged: a write wins); returns how
+// many. With a top-level Flow `f`, also finds each record's State, and
+// checks the handle against the registry entry that State remembers (the
+// test data_entry makes: the entry's live generation is the handle's).
+std::size_t prepare(const Access* acc, std::size_t n, AccessRec* out, Flow* f) {
+  std::size_t m = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const Access& a = acc[i];
+    if (!a.data) [[unlikely]]
+      bad_access(i, n, "null data handle");
+    // Read as a byte: a C caller may pass any value.
+    const auto raw = static_cast<std::uint8_t>(a.mode);
+    if (raw > static_cast<std::uint8_t>(AccessMode::ReadWrite)) [[unlikely]]
+      bad_access(i, n, "access mode is not Read, Write or ReadWrite");
+    const std::uint32_t index = a.data.index;
+    State* s = nullptr;
+    DataEntry* e;
+    if (f && (index >> Flow::kChunkBits) < Flow::kMaxChunks) [[likely]] {
+      s = root_state(f, index);
+      e = s->entry.load(std::memory_order_relaxed);
+      if (!e || e->live.load(std::memory_order_acquire) != a.data.generation) [[unlikely]]
+        e = checked_entry(a, i, n, s);
+    } else {
+      e = checked_entry(a, i, n, nullptr);
+      if (f) s = root_state(f, index);  // (an index beyond the table: throws)
+    }
+    const std::uint8_t mode = raw == 0 ? kModeRead : kModeWrite;
+    // Insertion: accesses lists are short, and often sorted already.
+    std::size_t j = m;
+    if (m > 0 && out[m - 1].index >= index) [[unlikely]] {
+      while (j > 0 && out[j - 1].index > index) --j;
+      if (j > 0 && out[j - 1].index == index) {
+        out[j - 1].mode |= mode;
+        continue;
+      }
+      for (std::size_t k = m; k > j; --k) {
+        out[k] = out[k - 1];
+        out[k].slot = static_cast<std::uint16_t>(k);
+      }
+    }
+    AccessRec& r = out[j];
+    r.state = s;
+    r.entry = e;
+    r.index = index;
+    r.slot = static_cast<std::uint16_t>(j);
+    r.mode = mode;
+    r.kind = kRecTask;
+    ++m;
+  }
+  return m;
+}
+
+// Registers one access under its State's lock; true when it must wait.
+inline bool register_access(State* s, AccessRec* r, std::uint32_t epoch, bool* poisoned) {
+  if (s->head == nullptr && (s->active == 0 || (r->mode == kModeRead && s->active_write == 0))) {
+    ++s->active;
+    s->active_write = r->mode;
+    if (s->poison == epoch) [[unlikely]]
+      *poisoned = true;
+    return false;
+  }
+  r->next = nullptr;
+  if (s->tail)
+    s->tail->next = r;
+  else
+    s->head = r;
+  s->tail = r;
+  return true;
+}
+
+Domain* child_domain(Node* n, Worker* w) {
+  if (!n->children) n->children = new_child_domain(n, w);
+  return n->children;
+}
+
+}  // namespace
+
+Domain* current_domain(Worker* w) {
+  Node* n = tls_node;
+  if (n && n->domain->flow->rt == w->rt) [[unlikely]]
+    return child_domain(n, w);
+  return &flow_of(w->rt)->root;
+}
+
+Domain* current_domain_if_any(Worker* w) {
+  Node* n = tls_node;
+  if (n && n->domain->flow->rt == w->rt) return n->children;
+  return &flow_of(w->rt)->root;
+}
+
+namespace {
+
+void submit_on(Worker* w, const Access* acc, std::size_t count, const Affinity& affinity, const FnOps& ops,
+               Construct construct, void* src) {
+  if (count > kMaxAccesses) [[unlikely]]
+    too_many(count);
+  if (affinity.kind == Affinity::Kind::Data) [[unlikely]] {
+    try {
+      data_entry(affinity.data);
+    } catch (const Error& e) {
+      throw Error(fmt::format("submit: affinity near data: {}", e.what()));
+    }
+  }
+  Domain* d = tls_node == nullptr ? &flow_of(w->rt)->root : current_domain(w);
+  // Node: header, records (room for `count`; repeats merged may leave some
+  // unused), callable (aligned).
+  const std::size_t recs_end = sizeof(Node) + count * sizeof(AccessRec);
+  const std::size_t fn_offset = (recs_end + ops.align - 1) & ~(ops.align - 1);
+  std::int8_t cls;
+  void* mem = alloc_bytes(w, fn_offset + ops.size, &cls);
+  Node* n = ::new (mem) Node(d, &ops, affinity, static_cast<std::uint32_t>(fn_offset), cls);
+  AccessRec* recs = n->recs();
+  std::size_t m;
+  Flow* root = d->owner == nullptr ? d->flow : nullptr;
+  try {
+    m = prepare(acc, count, recs, root);
+    construct(static_cast<char*>(mem) + fn_offset, src);
+  } catch (...) {
+    free_bytes(w, mem, cls);
+    throw;
+  }
+  n->naccess = static_cast<std::uint16_t>(m);
+
+  // Counted before it can finish.
+  d->count.fetch_add(1, std::memory_order_relaxed);
+
+  if (!root) [[unlikely]] {
+    d->table_lock.lock();
+    try {
+      for (std::size_t i = 0; i < m; ++i) recs[i].state = child_state(d, recs[i].index, w);
+    } catch (...) {
+      d->table_lock.unlock();
+      d->count.fetch_sub(1, std::memory_order_relaxed);
+      if (ops.destroy) ops.destroy(n->fn());
+      free_bytes(w, mem, cls);
+      throw;
+    }
+    d->table_lock.unlock();
+  }
+
+  // Two-phase locking in index order (see flow.hpp).
+  const std::uint32_t epoch = d->error_epoch.load(std::memory_order_relaxed);
+  bool poisoned = false;
+  int waiting = 0;
+  for (std::size_t i = 0; i < m; ++i) {
+    State* s = recs[i].state;
+    s->lock.lock();  // (registering under the locks taken so far is still two-phase)
+    const std::uint32_t gen = recs[i].entry->live.load(std::memory_order_relaxed);
+    if (root && s->generation != gen) [[unlikely]] {
+      // A new handle in this registry slot: its locality totals start at 0.
+      s->generation = gen;
+      s->local_bytes.store(0, std::memory_order_relaxed);
+      s->remote_bytes.store(0, std::memory_order_relaxed);
+      s->accesses.store(0, std::memory_order_relaxed);
+    }
+    waiting += register_access(s, &recs[i], epoch, &poisoned);
+  }
+  // Before the locks go: an activation (under a lock) decrements it.
+  n->preds.store(waiting, std::memory_order_relaxed);
+  if (poisoned) n->poisoned.store(1, std::memory_order_relaxed);
+  for (std::size_t i = 0; i < m; ++i) recs[i].state->lock.unlock();
+  if (waiting == 0) make_ready(n, w);
+}
+
+}  // namespace
+
+void submit(RuntimeCore* rt, const Access* accesses, std::size_t count, const Affinity& affinity, const FnOps& ops,
+            Construct construct, void* src) {
+  Worker* w = tls_worker;
+  if (w && (rt == nullptr || w->rt == rt)) [[likely]] {
+    submit_on(w, accesses, count, affinity, ops, construct, src);
+    return;
+  }
+  RuntimeScope scope(rt ? rt : default_core());
+  submit_on(scope.worker(), accesses, count, affinity, ops, construct, src);
+}
+
+}  // namespace canopy::detail::flow
