@@ -292,3 +292,21 @@ TEST(CanopyParts, InOrderCoarseningMakesRegularBlocks) {
   EXPECT_EQ(coarse.n, 32);
   for (int v = 0; v < 64; v += 2) EXPECT_EQ(cmap[v], cmap[v + 1]) << v;
 }
+
+TEST(CanopyParts, IteratedLocalSearchOnlyLowersTheCost) {
+  // The kicks and refinement rounds after the starts keep the slots and
+  // never return a placement dearer than the best start.
+  for (bool pack : {false, true}) {
+    Mapped m = setup("pack:3 numa:2 core:4 pu:2", 30, pack);
+    const Graph g = graph_of(test::random_sparse(30, 6, 9));
+    MapParams p;
+    p.auto_effort = false;
+    p.effort = default_effort(g.n, static_cast<std::int64_t>(g.adj.size()) / 2);
+    ASSERT_GT(p.effort.ils_rounds, 0);
+    const std::vector<int> with = map_graph(g, m.tree, m.weights, p);
+    p.effort.ils_rounds = 0;
+    const std::vector<int> without = map_graph(g, m.tree, m.weights, p);
+    EXPECT_EQ(loads(m.tree, with), m.slots.capacity);
+    EXPECT_LE(weighted_cost(g, m.tree, m.weights, with), weighted_cost(g, m.tree, m.weights, without));
+  }
+}

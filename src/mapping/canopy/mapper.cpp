@@ -25,6 +25,11 @@ Effort default_effort(int n, std::int64_t m) {
     b.vcycles = 2;
     e.partition.groupings = kGroupingRules;
     e.level_rounds = 1;
+    // Iterated local search: 96 rounds up to 64 tasks (where it finds the
+    // optima that the starts miss), fewer above, so that its share of the
+    // time stays bounded: 0.1-0.8% lower costs on the suite's 100-500-task
+    // graphs for about twice the time.
+    e.ils_rounds = static_cast<int>(std::clamp<std::int64_t>(6144 / std::max(1, n), 4, 96));
     return e;  // the defaults otherwise: 8/4 tries, 8 FM passes, full refinement budgets
   }
   e.starts = 1;
@@ -119,6 +124,29 @@ std::vector<int> map_graph(const Graph& g, const Tree& tree, const std::vector<d
     KwayParams ordered = e.partition;
     ordered.bisect.in_order = true;
     run_start(params.seed ^ 0x6f72646572ULL, ordered);  // "order"
+  }
+  // Iterated local search: the starts end in local optima of the swap
+  // neighbourhood; a kick (random swaps anywhere) followed by the same
+  // refinement explores the optima near the best one, which the independent
+  // starts do not (a 20-task spread case reaches its optimum, found by
+  // enumeration, only this way). Kicks of three sizes: small ones stay in the
+  // basin, large ones leave it.
+  if (e.ils_rounds > 0 && g.n >= 4) {
+    Rng rng(params.seed ^ 0x696c73ULL);  // "ils"
+    for (int r = 0; r < e.ils_rounds; ++r) {
+      const double k = e.ils_kick * 0.5 * static_cast<double>(1 << (r % 3));
+      const int kicks = std::max(2, static_cast<int>(k * g.n));
+      std::vector<int> pos = best;
+      for (int i = 0; i < kicks; ++i) std::swap(pos[rng.below(g.n)], pos[rng.below(g.n)]);
+      const std::uint64_t seed = params.seed + 0x2545f4914f6cdd1dULL * static_cast<std::uint64_t>(r + 1);
+      refine_swaps(g, tree, weights, pos, seed, work);
+      if (run_kl) refine_kl(g, tree, weights, pos, seed ^ 0x5a5a5a5aULL, kl_work, e.kl_passes);
+      const double c = weighted_cost(g, tree, weights, pos);
+      if (c < best_cost) {
+        best_cost = c;
+        best = std::move(pos);
+      }
+    }
   }
   return best;
 }

@@ -32,6 +32,11 @@ struct Effort {
   // placement wins.
   bool order_start = true;
   double order_locality = 0.6;
+  // Iterated local search on the best placement: kick it (random swaps of
+  // k * n task pairs, k cycling through ils_kick / 2, ils_kick, 2 ils_kick),
+  // refine it again, keep it when cheaper.
+  int ils_rounds = 0;
+  double ils_kick = 0.08;
 };
 
 // The effort for a graph of n vertices and m edges (see mapper.cpp).
