@@ -43,7 +43,7 @@ Registry& registry() {
   return *r;
 }
 
-[[noreturn]] void stale(Data d) {
+[[noreturn, gnu::cold, gnu::noinline]] void stale(Data d) {
   if (!d) throw Error("null data handle (a Data{} that no data_allocate or data_register returned)");
   throw Error(fmt::format("data handle #{} (generation {}) used after data_free", d.index, d.generation));
 }
