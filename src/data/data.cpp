@@ -198,6 +198,7 @@ Data data_register(void* ptr, std::size_t bytes) {
   if (!ptr) throw Error(fmt::format("data_register of a null pointer ({} bytes): expected a region", bytes));
   if (bytes == 0) throw Error(fmt::format("data_register of 0 bytes at {}: expected at least 1 byte", ptr));
   const Machine& m = data_impl::machine();
+  data_impl::check_mapped(ptr, bytes);
   data_impl::NewEntry e;
   e.ptr = ptr;
   e.bytes = bytes;

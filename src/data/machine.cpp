@@ -134,6 +134,16 @@ std::vector<int> query_page_nodes(const void* ptr, std::size_t bytes) {
   return nodes;
 }
 
+void check_mapped(const void* ptr, std::size_t bytes) {
+  const std::size_t page = machine().page_size;
+  if (reinterpret_cast<std::uintptr_t>(ptr) > UINTPTR_MAX - bytes)
+    throw Error(fmt::format("region of {} bytes at {} runs past the end of the address space", bytes, ptr));
+  const std::size_t n = pages_spanned(ptr, bytes, page);
+  std::vector<unsigned char> vec(n);
+  if (mincore(reinterpret_cast<void*>(page_floor(ptr, page)), n * page, vec.data()) != 0 && errno == ENOMEM)
+    throw Error(fmt::format("region of {} bytes at {}: not (all) mapped memory of this process", bytes, ptr));
+}
+
 bool bind_area(void* ptr, std::size_t bytes, const std::vector<int>& logical_nodes, hwloc_membind_policy_t policy) {
   const Machine& m = machine();
   hwloc_bitmap_t set = hwloc_bitmap_alloc();

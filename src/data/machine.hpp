@@ -28,6 +28,10 @@ const Machine& machine();
 // nodes (on one node, resident pages are on node 0: mincore(2) suffices).
 std::vector<int> query_page_nodes(const void* ptr, std::size_t bytes);
 
+// Throws canopy::Error (BadInput) naming the range when part of
+// [ptr, ptr + bytes) is not mapped in this process (mincore(2) says ENOMEM).
+void check_mapped(const void* ptr, std::size_t bytes);
+
 // Binds [ptr, ptr + bytes) (page-aligned) to the given logical nodes with
 // hwloc's `policy` (HWLOC_MEMBIND_BIND or _INTERLEAVE), strictly. Returns
 // false with errno set when the kernel refused.

@@ -1,6 +1,9 @@
 // Bad use of the data API gives canopy::Error with a message that names the
 // value and what was expected, and leaves nothing registered behind.
 #include <gtest/gtest.h>
+#include <sys/mman.h>
+
+#include <cstdint>
 
 #include "canopy/data.hpp"
 #include "canopy/error.hpp"
@@ -32,6 +35,22 @@ TEST(DataBadUse, ZeroBytes) {
 }
 
 TEST(DataBadUse, NullPointer) { expect_contains(error_of([] { data_register(nullptr, 64); }), "null pointer"); }
+
+TEST(DataBadUse, UnmappedRegion) {
+  const std::size_t page = data_page_size();
+  void* p = mmap(nullptr, 4 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(p, MAP_FAILED);
+  munmap(static_cast<char*>(p) + 2 * page, 2 * page);  // the second half is gone
+  expect_contains(error_of([&] { data_register(p, 4 * page); }), "not (all) mapped");
+  const std::size_t live = detail::data_live_count();
+  Data d = data_register(p, 2 * page);  // the first half is fine
+  EXPECT_EQ(detail::data_live_count(), live + 1);
+  data_free(d);
+  munmap(p, 2 * page);
+  expect_contains(error_of([&] { data_register(p, page); }), "not (all) mapped");
+  expect_contains(error_of([] { data_register(reinterpret_cast<void*>(UINTPTR_MAX - 10), 100); }),
+                  "past the end of the address space");
+}
 
 TEST(DataBadUse, BlockNotAPageMultiple) {
   const std::size_t page = data_page_size();
