@@ -86,7 +86,8 @@ std::size_t data_page_size();
 // yet. Ties go to the lowest node.
 int data_home_node(Data d);
 // Bytes of the region on each node at the last look (data_num_nodes()
-// entries; bytes of untouched pages are in none of them).
+// entries, more only after detail::data_set_location_for_testing named more
+// nodes; bytes of untouched pages are in none of them).
 std::vector<std::size_t> data_bytes_per_node(Data d);
 // Asks the kernel again where each page is (pages may have been touched or
 // moved since) and updates the home node and the bytes per node.
