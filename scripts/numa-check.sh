@@ -5,8 +5,10 @@
 # with 4 nodes. Each run ends "N passed, M failed"; this script exits 0 only
 # when every run passed, and prints how long each VM took.
 #
-#   scripts/numa-check.sh [--build-dir DIR] [--nodes "2 4"] [--timeout SEC] [--filter SUBSTRING]
+#   scripts/numa-check.sh [--build-dir DIR | --binary PATH] [--nodes "2 4"] [--timeout SEC] [--filter SUBSTRING]
 #
+# --binary runs an already built canopy_numa_check (ctest does, when
+# configured with -DCANOPY_NUMA_VM_TESTS=ON) instead of building one.
 # Environment: NUMAVM (path of numavm; default ../shared/tools/numavm/numavm
 # next to the repository), NUMAVM_CACHE (as numavm), JOBS (build jobs, 2).
 # Exit: 0 all passed; 1 a check failed or a VM failed; 2 bad usage, numavm or
@@ -18,13 +20,15 @@ build_dir=$root/build-numa-check
 node_counts="2 4"
 timeout=600
 filter=""
+binary=""
 while [[ $# -gt 0 ]]; do
   case $1 in
     --build-dir) build_dir=$(realpath -m "$2"); shift 2 ;;
+    --binary) binary=$(realpath -m "$2"); shift 2 ;;
     --nodes) node_counts=$2; shift 2 ;;
     --timeout) timeout=$2; shift 2 ;;
     --filter) filter=$2; shift 2 ;;
-    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
     *) echo "numa-check: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -45,13 +49,18 @@ if [[ ! -s $cache/kernel/vmlinux ]]; then
   exit 2
 fi
 
-bin=$build_dir/bin/canopy_numa_check
-if [[ ! -f $build_dir/build.ninja ]]; then
-  cmake -S "$root" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCANOPY_BUILD_BENCH=OFF >/dev/null ||
-    { echo "numa-check: cmake configure of $build_dir failed" >&2; exit 2; }
+if [[ -n $binary ]]; then
+  bin=$binary
+  [[ -x $bin ]] || { echo "numa-check: --binary $bin is not an executable" >&2; exit 2; }
+else
+  bin=$build_dir/bin/canopy_numa_check
+  if [[ ! -f $build_dir/CMakeCache.txt ]]; then
+    cmake -S "$root" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCANOPY_BUILD_BENCH=OFF >/dev/null ||
+      { echo "numa-check: cmake configure of $build_dir failed" >&2; exit 2; }
+  fi
+  cmake --build "$build_dir" --target canopy_numa_check -j "${JOBS:-2}" >/dev/null ||
+    { echo "numa-check: building canopy_numa_check in $build_dir failed" >&2; exit 2; }
 fi
-cmake --build "$build_dir" --target canopy_numa_check -j "${JOBS:-2}" >/dev/null ||
-  { echo "numa-check: building canopy_numa_check in $build_dir failed" >&2; exit 2; }
 
 status=0
 total_start=$(date +%s%N)
