@@ -9,6 +9,12 @@
 
 namespace numa_check {
 
+namespace {
+std::string g_note;  // checks run one at a time, on the main thread
+}
+
+void numa_note(const std::string& note) { g_note = note; }
+
 std::vector<Check>& registry() {
   static std::vector<Check> checks;
   return checks;
@@ -25,10 +31,11 @@ Summary run_checks(const std::string& filter, int num_nodes) {
       s.lines.push_back(fmt::format("SKIP {}: needs {} NUMA nodes, this machine has {}", c.name, c.min_nodes, num_nodes));
       continue;
     }
+    g_note.clear();
     try {
       c.run();
       ++s.passed;
-      s.lines.push_back("PASS " + c.name);
+      s.lines.push_back("PASS " + c.name + (g_note.empty() ? "" : " (" + g_note + ")"));
     } catch (const std::exception& e) {
       ++s.failed;
       s.lines.push_back(fmt::format("FAIL {}: {}", c.name, e.what()));

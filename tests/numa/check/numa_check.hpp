@@ -43,6 +43,10 @@ void numa_require(bool ok, fmt::format_string<Args...> f, Args&&... args) {
   if (!ok) throw Failed(fmt::format(f, std::forward<Args>(args)...));
 }
 
+// A note for the PASS line of the running check ("PASS name (note)"),
+// for the numbers a reader wants to see (shares, counts).
+void numa_note(const std::string& note);
+
 // The result of running the table.
 struct Summary {
   int passed = 0, failed = 0, skipped = 0;
@@ -69,4 +73,5 @@ void bind_to_node(int node);
                                                                                           &numa_check_##name}; \
   static void numa_check_##name()
 
+using numa_check::numa_note;
 using numa_check::numa_require;
