@@ -204,7 +204,10 @@ def table(title, header, rows, markdown):
 
 
 def fmt(v, digits=3):
-    return "-" if v is None else f"{v:.{digits}g}"
+    """Three significant digits, without exponents (1330, 45.2, 0.529)."""
+    if v is None:
+        return "-"
+    return f"{v:.0f}" if abs(v) >= 10 ** (digits - 1) else f"{v:.{digits}g}"
 
 
 def best_peer(results, bench, t, lower_is_better=True):
@@ -230,7 +233,7 @@ def per_unit_table(results, args, bench, title, scale, unit, rate=False, extra=N
             best, _ = best_peer(results, bench, t)
             shown = None if v is None else (1.0 / (v * scale) if rate else v * scale)
             # ratio > 1 means better than the best peer for rates, worse for times; say it as speed.
-            ratio = "-" if v is None or best is None else f"{best / v:.2f}"
+            ratio = "-" if v is None or best is None or impl == "sequential" else f"{best / v:.2f}"
             row += [fmt(shown), ratio]
             if extra:
                 row.append(extra(impl, t, v))
