@@ -44,6 +44,7 @@ namespace detail {
 namespace {
 
 int wrap(int i, int n) {
+  if (static_cast<unsigned>(i) < static_cast<unsigned>(n)) [[likely]] return i;
   const int r = i % n;
   return r < 0 ? r + n : r;
 }
@@ -122,7 +123,7 @@ int runtime_node_of(const RuntimeCore* rt, int machine_node) {
 }
 
 Target resolve(RuntimeCore* rt, const Affinity& a) {
-  const int k = num_numa_nodes(rt);
+  const int k = static_cast<int>(rt->nodes.size());
   Target t;
   t.strict = a.strict;
   switch (a.kind) {

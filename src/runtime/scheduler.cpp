@@ -255,8 +255,9 @@ void wait_slow(Worker* w, Group* g) {
   Notifier& nt = rt->notifier;
   Found found;
   for (;;) {
-    std::int64_t start = now_ns();
-    std::int64_t deadline = start + rt->spin_ns;
+    // The search's clock starts at the first time check (0: not yet), so
+    // that a helper running task after task reads no clock per task.
+    std::int64_t start = 0;
     bool loose = false;
     for (unsigned rounds = 1;; ++rounds) {
       if (g->complete()) return;
@@ -266,24 +267,26 @@ void wait_slow(Worker* w, Group* g) {
       if (w->deque.has_above(g->base)) {
         if (const TaskSlot* s = w->deque.pop()) {
           execute(w, s);
-          start = now_ns();
-          deadline = start + rt->spin_ns;
+          start = 0;
           loose = false;
           continue;
         }
       }
       if (search_round(w, &found, &contended, loose)) {
         found.run(w);
-        start = now_ns();
-        deadline = start + rt->spin_ns;
+        start = 0;
         loose = false;
         continue;
       }
       if (contended) continue;
       if ((rounds & 15) == 0) {
         const std::int64_t t = now_ns();
-        if (t > deadline) break;
-        loose = t - start >= kLooseDelayNs;
+        if (start == 0) {
+          start = t;
+        } else {
+          if (t - start > rt->spin_ns) break;
+          loose = t - start >= kLooseDelayNs;
+        }
       }
       cpu_relax();
     }
