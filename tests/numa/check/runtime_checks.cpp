@@ -78,8 +78,8 @@ CANOPY_NUMA_CHECK(runtime_strict_node_tasks_run_on_their_node, 2) {
 
 namespace {
 
-constexpr int kTiles = 16;  // tiles per dimension
-constexpr int kB = 32;      // tile edge (32x32 doubles = 8 KiB = 2 pages)
+constexpr int kTiles = 12;  // tiles per dimension
+constexpr int kB = 64;      // tile edge (64x64 doubles = 32 KiB = 8 pages)
 constexpr std::size_t kTileBytes = kB * kB * sizeof(double);
 
 struct Matrix {
