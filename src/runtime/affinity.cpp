@@ -198,12 +198,15 @@ AffineTask* take_affine(Worker* w, bool* busy) {
   return t;
 }
 
-AffineTask* steal_loose(Worker* w, bool* busy) {
+AffineTask* steal_loose(Worker* w, bool* busy, bool remote) {
   RuntimeCore* rt = w->rt;
   AffineTask* t = nullptr;
-  for (int v : rt->victims[w->index].workers)
-    if ((t = rt->slots[v]->loose_queue.pop(busy))) break;
-  if (!t) {
+  for (int v : rt->victims[w->index].workers) {
+    Worker* victim = rt->slots[v];
+    if (!remote && (w->numa_node < 0 || victim->numa_node != w->numa_node)) continue;
+    if ((t = victim->loose_queue.pop(busy))) break;
+  }
+  if (!t && remote) {
     const int k = num_numa_nodes(rt);
     if (w->numa_node >= 0) {
       for (int m : rt->nodes[w->numa_node]->steal_order)

@@ -2,9 +2,9 @@
 // look in their mailbox (affinity proxies), then, once any task with an
 // affinity hint was queued, in their own and their node's affinity queues
 // (affinity.cpp), then steal along their victim list (closest first), then
-// take loose hinted tasks queued for others (after searching in vain for
-// kLooseDelayNs, so that a target woken for them gets them first); they
-// search for a while
+// take loose hinted tasks queued for others (of its node after searching in
+// vain for kLooseDelayNs, so that a target woken for them gets them first;
+// of other nodes after kRemoteLooseDelayNs); they search for a while
 // (spin), then park through the notifier. A worker waiting for stolen tasks
 // of its group does the same, except that it stops as soon as the group is
 // complete.
@@ -42,11 +42,24 @@ namespace {
 #endif
 constexpr int kRelaxPerRound = CANOPY_RELAX_PER_ROUND;
 
-// How long a worker searches in vain before it takes a loose hinted task
-// queued for another worker or node: long enough for an idle target to be
-// woken and take it itself (a futex wake-up is tens of µs), short against
-// any task worth hinting. A busy target's tasks still go to idle workers.
+// How long a worker searches in vain (awake: a park restarts the count)
+// before it takes a loose hinted task queued for another worker of its own
+// NUMA node: long enough for an idle target to be woken and take it itself
+// (a futex wake-up is tens of µs), short against any task worth hinting.
+// A busy target's tasks still go to idle workers.
 constexpr std::int64_t kLooseDelayNs = 25'000;
+// The same for a loose task of another node (a worker or node queue
+// there): longer, since running it here costs remote memory traffic for
+// the whole task, and each time (running one restarts the count): workers
+// of other nodes help a node that stays overloaded, but do not take its
+// tasks at every short gap in their own work.
+constexpr std::int64_t kRemoteLooseDelayNs = 200'000;
+
+// What a searcher that has been idle for `idle_ns` may take from others'
+// loose queues (0 nothing, 1 its node's, 2 any).
+int loose_level(std::int64_t idle_ns) {
+  return idle_ns >= kRemoteLooseDelayNs ? 2 : idle_ns >= kLooseDelayNs ? 1 : 0;
+}
 
 std::int64_t now_ns() {
   timespec ts;
@@ -147,16 +160,16 @@ struct Found {
 };
 
 // One search round in the scheduler's order (see the top): mail, own and
-// node affinity queues, victims' deques, and, with `loose` (the search has
-// found nothing for kLooseDelayNs), loose queues of others.
-bool search_round(Worker* w, Found* found, bool* contended, bool loose) {
+// node affinity queues, victims' deques, and loose queues of others as far
+// as `loose` (loose_level) allows.
+bool search_round(Worker* w, Found* found, bool* contended, int loose) {
   found->affine = nullptr;
   found->mail = take_mail(w);
   if (found->mail) return true;
   const bool hints = w->rt->hints_used.load(std::memory_order_relaxed);
   if (hints && (found->affine = take_affine(w, contended))) return true;
   if (steal_deques(w, &found->slot, contended)) return true;
-  if (hints && loose && (found->affine = steal_loose(w, contended))) return true;
+  if (hints && loose > 0 && (found->affine = steal_loose(w, contended, loose > 1))) return true;
   w->failed_steal_rounds.store(w->failed_steal_rounds.load(std::memory_order_relaxed) + 1,
                                std::memory_order_relaxed);
   return false;
@@ -184,10 +197,10 @@ bool find_work(Worker* w, Found* found) {
   RuntimeCore* rt = w->rt;
   Notifier& nt = rt->notifier;
   nt.searching().fetch_add(1, std::memory_order_seq_cst);
+  std::int64_t idle_start = now_ns();  // awake and idle since
   for (;;) {
-    const std::int64_t start = now_ns();
-    const std::int64_t deadline = start + rt->spin_ns;
-    bool loose = false;
+    const std::int64_t deadline = now_ns() + rt->spin_ns;
+    int loose = 0;
     for (unsigned rounds = 1;; ++rounds) {
       if (rt->stopping.load(std::memory_order_relaxed)) {
         nt.searching().fetch_sub(1, std::memory_order_seq_cst);
@@ -202,7 +215,7 @@ bool find_work(Worker* w, Found* found) {
       if ((rounds & 15) == 0) {
         const std::int64_t t = now_ns();
         if (t > deadline) break;
-        loose = t - start >= kLooseDelayNs;
+        loose = loose_level(t - idle_start);
       }
       for (int i = 0; i < kRelaxPerRound; ++i) cpu_relax();
     }
@@ -215,6 +228,7 @@ bool find_work(Worker* w, Found* found) {
       nt.cancel_wait(w);
     } else {
       park(w, epoch);
+      idle_start = now_ns();
     }
     nt.searching().fetch_add(1, std::memory_order_seq_cst);
   }
@@ -254,11 +268,13 @@ void wait_slow(Worker* w, Group* g) {
   RuntimeCore* rt = w->rt;
   Notifier& nt = rt->notifier;
   Found found;
+  // The search's clock starts at the first time check (0: not yet), so that
+  // a helper running task after task reads no clock per task. `idle_start`
+  // (for loose tasks) survives a park that found work at the re-check.
+  std::int64_t idle_start = 0;
   for (;;) {
-    // The search's clock starts at the first time check (0: not yet), so
-    // that a helper running task after task reads no clock per task.
     std::int64_t start = 0;
-    bool loose = false;
+    int loose = 0;
     for (unsigned rounds = 1;; ++rounds) {
       if (g->complete()) return;
       bool contended = false;
@@ -267,26 +283,24 @@ void wait_slow(Worker* w, Group* g) {
       if (w->deque.has_above(g->base)) {
         if (const TaskSlot* s = w->deque.pop()) {
           execute(w, s);
-          start = 0;
-          loose = false;
+          start = idle_start = 0;
+          loose = 0;
           continue;
         }
       }
       if (search_round(w, &found, &contended, loose)) {
         found.run(w);
-        start = 0;
-        loose = false;
+        start = idle_start = 0;
+        loose = 0;
         continue;
       }
       if (contended) continue;
       if ((rounds & 15) == 0) {
         const std::int64_t t = now_ns();
-        if (start == 0) {
-          start = t;
-        } else {
-          if (t - start > rt->spin_ns) break;
-          loose = t - start >= kLooseDelayNs;
-        }
+        if (start == 0) start = t;
+        if (idle_start == 0) idle_start = t;
+        if (t - start > rt->spin_ns) break;
+        loose = loose_level(t - idle_start);
       }
       cpu_relax();
     }
@@ -298,6 +312,7 @@ void wait_slow(Worker* w, Group* g) {
       nt.cancel_wait(w);
     } else {
       park(w, epoch);
+      idle_start = 0;
     }
   }
 }

@@ -11,7 +11,8 @@
 // strict and loose queues, its node's strict and loose queues, then steals
 // from deques by distance, then from the loose queues of other workers and
 // other nodes by distance — these last only after searching in vain for a
-// while (25 µs), so that a target woken for its task takes it first. Strict
+// while (25 µs for a worker of the same node, so that a target woken for its
+// task takes it first; 200 µs, every time, for another node's). Strict
 // queues are never taken by another worker (worker target) or a worker of
 // another node (node target). A loose hint the calling worker satisfies
 // itself is still queued, not pushed on its deque: deque tasks are what
