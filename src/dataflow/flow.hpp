@@ -65,6 +65,11 @@ struct AccessRec {
   std::uint16_t slot = 0;      // position in the node's array (finds the node)
   std::uint8_t mode = kModeRead;
   std::uint8_t kind = kRecTask;
+  // On a runtime of one NUMA node: the handle's bytes on it, read from the
+  // registry entry at submission (when its lines are in cache), so that the
+  // release, long after, need not fetch the entry again. Elsewhere unused:
+  // the release reads the entry for the node the task ran on.
+  std::uint64_t one_node_bytes = 0;
 };
 
 // The dependency state of one handle in one domain. 64 bytes: neighbouring
@@ -218,6 +223,10 @@ Domain* new_child_domain(Node* owner, Worker* w);
 // A node whose preds reached zero: queue it (affinity, owner computes, or
 // the worker's own deque).
 void make_ready(Node* n, Worker* w);
+// Runs a ready node here and now (a runtime of one worker: nobody else
+// could run it, so it runs at submission, as OpenMP runtimes run the tasks of
+// a one-thread team at once).
+void run_now(Node* n, Worker* w);
 // Runs the ready list (linked by link.next) through make_ready.
 void schedule_list(Node* head, Worker* w);
 // Called by a task's last holder: releases its accesses, counts it in its

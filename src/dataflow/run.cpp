@@ -162,6 +162,15 @@ void run_node(Node* n, Worker* w) {
   }
 }
 
+}  // namespace
+
+void run_now(Node* n, Worker* w) {
+  ++w->tasks_run;
+  run_node(n, w);
+}
+
+namespace {
+
 Group* run_node_slot(const TaskSlot* s, Worker* w) {
   ++w->tasks_run;  // (the runtime counts the tasks it takes from affinity queues itself)
   run_node(slot_pointer<Node>(s), w);
@@ -257,7 +266,10 @@ Node* finish(Node* n, Worker* w) {
       State* s = r->state;
       std::uint64_t local = 0, remote = 0;
       if (ran) {
-        access_locality(nodes, r->entry, n->run_node, &local, &remote);
+        if (nodes == 1) [[likely]]
+          local = r->one_node_bytes;
+        else
+          access_locality(nodes, r->entry, n->run_node, &local, &remote);
         task_local += local;
         task_remote += remote;
       }

@@ -49,7 +49,7 @@ namespace {
 // many. With a top-level Flow `f`, also finds each record's State, and
 // checks the handle against the registry entry that State remembers (the
 // test data_entry makes: the entry's live generation is the handle's).
-std::size_t prepare(const Access* acc, std::size_t n, AccessRec* out, Flow* f) {
+std::size_t prepare(const Access* acc, std::size_t n, AccessRec* out, Flow* f, bool one_node) {
   std::size_t m = 0;
   for (std::size_t i = 0; i < n; ++i) {
     const Access& a = acc[i];
@@ -92,6 +92,7 @@ std::size_t prepare(const Access* acc, std::size_t n, AccessRec* out, Flow* f) {
     r.slot = static_cast<std::uint16_t>(j);
     r.mode = mode;
     r.kind = kRecTask;
+    r.one_node_bytes = one_node ? e->node_bytes[0].load(std::memory_order_relaxed) : 0;
     ++m;
   }
   return m;
@@ -160,7 +161,7 @@ void submit_on(Worker* w, const Access* acc, std::size_t count, const Affinity& 
   std::size_t m;
   Flow* root = d->owner == nullptr ? d->flow : nullptr;
   try {
-    m = prepare(acc, count, recs, root);
+    m = prepare(acc, count, recs, root, machine_nodes(w->rt) == 1);
     construct(static_cast<char*>(mem) + fn_offset, src);
   } catch (...) {
     free_bytes(w, mem, cls);
@@ -206,7 +207,14 @@ void submit_on(Worker* w, const Access* acc, std::size_t count, const Affinity& 
   n->preds.store(waiting, std::memory_order_relaxed);
   if (poisoned) n->poisoned.store(1, std::memory_order_relaxed);
   for (std::size_t i = 0; i < m; ++i) recs[i].state->lock.unlock();
-  if (waiting == 0) make_ready(n, w);
+  if (waiting == 0) {
+    // One worker: nobody else can run it, and everything it waits for has
+    // finished: run it now (no queueing; its node is freed while in cache).
+    if (w->rt->num_workers == 1 && affinity.kind == Affinity::Kind::None)
+      run_now(n, w);
+    else
+      make_ready(n, w);
+  }
 }
 
 }  // namespace
