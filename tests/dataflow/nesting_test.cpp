@@ -255,3 +255,52 @@ TEST(DataflowBadUse, ThrowingCopyLeavesNothingBehind) {
     EXPECT_EQ(ran, 1);
   });
 }
+
+TEST_P(DataflowNesting, WaitForOneHandleInsideATask) {
+  Runtime rt(options(workers()));
+  Handles h(2);
+  int seen = -1;
+  rt.run([&] {
+    canopy::submit({canopy::write(h[0])}, [&] {
+      std::atomic<int> on_a{0};
+      for (int i = 0; i < 10; ++i)
+        canopy::submit({canopy::read_write(h[0])}, [&] {
+          std::this_thread::yield();
+          ++on_a;
+        });
+      canopy::submit({canopy::read_write(h[1])}, [] { std::this_thread::yield(); });
+      canopy::wait(h[0]);  // the children on h[0]
+      seen = on_a.load();
+      canopy::wait_all();  // and the rest, before on_a goes
+    });
+    canopy::wait_all();
+  });
+  EXPECT_EQ(seen, 10);
+}
+
+TEST(DataflowLimits, MaxAccessesIsAccepted) {
+  Runtime rt(options(2));
+  Handles h(canopy::kMaxAccesses);
+  std::vector<canopy::Access> acc;
+  for (std::size_t i = 0; i < h.size(); ++i) acc.push_back(i % 2 ? canopy::read(h[i]) : canopy::write(h[i]));
+  int ran = 0;
+  rt.run([&] {
+    canopy::submit(std::span<const canopy::Access>(acc), [&] { ++ran; });
+    canopy::submit(std::span<const canopy::Access>(acc), [&] { ++ran; });
+    canopy::wait_all();
+  });
+  EXPECT_EQ(ran, 2);
+}
+
+TEST(DataflowLimits, OneWorkerRunsAReadyTaskAtSubmission) {
+  // Documented: on a runtime of one worker a task that is ready when
+  // submitted runs inside submit (nobody else could run it).
+  Runtime rt(options(1));
+  Handles h(1);
+  int x = 0;
+  rt.run([&] {
+    canopy::submit({canopy::write(h[0])}, [&] { x = 1; });
+    EXPECT_EQ(x, 1);
+    canopy::wait_all();
+  });
+}
