@@ -500,3 +500,42 @@ TEST(AffinityRuntime, ToString) {
   EXPECT_EQ(canopy::parse_data_affinity("none"), canopy::DataAffinity::None);
   EXPECT_THROW(canopy::parse_data_affinity("owner"), canopy::Error);
 }
+
+TEST(AffinityRuntime, LooseTasksGoToTheSameNodeBeforeOtherNodes) {
+  // Two nodes of two workers (0, 1 | 2, 3). Worker 1 is busy; its loose
+  // tasks are taken by idle workers: worker 0, of its node, after 25 µs
+  // idle, workers 2 and 3 only after 200 µs, each time. So worker 0 runs
+  // most of them.
+  // Timing-based on a shared machine: three attempts, the best counts.
+  Watchdog dog(60, "loose tasks: same node first");
+  Runtime rt(canopy_test::options(4), Topology::from_synthetic("numa:2 core:2 pu:1"));
+  ASSERT_EQ(rt.worker_numa_node(0), 0);
+  ASSERT_EQ(rt.worker_numa_node(1), 0);
+  ASSERT_EQ(rt.worker_numa_node(2), 1);
+  constexpr int kLoose = 200;
+  int best = 0;
+  for (int attempt = 0; attempt < 3 && best < kLoose * 7 / 10; ++attempt) {
+    std::atomic<bool> busy_started{false};
+    std::atomic<int> done{0}, on_worker0{0}, on_worker1{0};
+    rt.run([&] {
+      TaskGroup g;
+      g.spawn(Affinity::worker(1, true), [&] {
+        busy_started = true;
+        while (done.load() < kLoose) std::this_thread::yield();
+      });
+      while (!busy_started.load()) std::this_thread::yield();
+      for (int i = 0; i < kLoose; ++i)
+        g.spawn(Affinity::worker(1), [&] {
+          const int me = Runtime::this_worker_index();
+          on_worker0.fetch_add(me == 0);
+          on_worker1.fetch_add(me == 1);
+          done.fetch_add(1);
+        });
+      g.wait();
+    });
+    EXPECT_EQ(on_worker1.load(), 0);
+    best = std::max(best, on_worker0.load());
+  }
+  // Measured here: 71-86% per attempt; 15-68% with one delay for all.
+  EXPECT_GE(best, kLoose * 7 / 10) << "worker 0 (same node) ran " << best << " of " << kLoose;
+}
