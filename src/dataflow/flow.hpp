@@ -30,6 +30,7 @@
 
 #include "canopy/dataflow.hpp"
 #include "canopy/detail/worker.hpp"
+#include "runtime/runtime_core.hpp"
 
 namespace canopy::detail::flow {
 
@@ -78,7 +79,10 @@ struct alignas(64) State {
   SpinLock lock;
   std::uint8_t active_write = 0; // the active group is a writer
   std::int32_t active = 0;       // activated accesses not released yet
-  std::uint32_t generation = 0;  // the handle generation the totals belong to (top level)
+  // The handle generation the totals belong to (top level). Written under
+  // the lock; read without it by submit's fast check (a stale read only
+  // sends the submission to the checked path, which rereads it locked).
+  std::atomic<std::uint32_t> generation{0};
   std::uint32_t poison = 0;      // == its domain's error_epoch: depends on a failed task
   AccessRec* head = nullptr;     // queued, oldest first
   AccessRec* tail = nullptr;
@@ -87,10 +91,16 @@ struct alignas(64) State {
   // instead of a call to data_entry. Set by the first submission (relaxed:
   // every writer stores the same value).
   std::atomic<DataEntry*> entry{nullptr};
-  // Locality totals (top-level States only; written under the lock, read by data_locality).
-  std::atomic<std::uint64_t> local_bytes{0};
-  std::atomic<std::uint64_t> remote_bytes{0};
-  std::atomic<std::uint64_t> accesses{0};
+  // Locality totals (top-level States only; written and read (data_locality)
+  // under the lock: plain adds).
+  std::uint64_t local_bytes = 0;
+  std::uint64_t remote_bytes = 0;
+  std::uint64_t accesses = 0;
+  // A new handle in this registry slot (the lock held): totals start at 0.
+  void reset_totals(std::uint32_t gen) {
+    generation.store(gen, std::memory_order_relaxed);
+    local_bytes = remote_bytes = accesses = 0;
+  }
 };
 static_assert(sizeof(State) == 64);
 
@@ -256,7 +266,10 @@ inline void free_bytes(Worker* w, void* p, std::int8_t size_class) {
 }
 
 // Machine NUMA nodes whose bytes locality looks at (1 on a one-node machine).
-int machine_nodes(const RuntimeCore* rt);
+inline int machine_nodes(const RuntimeCore* rt) {
+  const std::size_t m = rt->node_of_machine_node.size();
+  return m <= 1 ? 1 : static_cast<int>(m < kDataMaxNodes ? m : kDataMaxNodes);
+}
 // Locality of one access: bytes of the handle on machine node `machine_node`
 // vs on the other `nodes` - 1.
 void access_locality_slow(int nodes, const DataEntry* e, int machine_node, std::uint64_t* local,

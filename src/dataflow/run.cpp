@@ -45,11 +45,6 @@ void record_error(Domain* d, std::exception_ptr e) noexcept {
   if (!d->error.compare_exchange_strong(expected, box, std::memory_order_acq_rel)) delete box;
 }
 
-int machine_nodes(const RuntimeCore* rt) {
-  const std::size_t m = rt->node_of_machine_node.size();
-  return m <= 1 ? 1 : static_cast<int>(std::min<std::size_t>(m, kDataMaxNodes));
-}
-
 void access_locality_slow(int nodes, const DataEntry* e, int machine_node, std::uint64_t* local,
                           std::uint64_t* remote) {
   std::uint64_t l = 0, r = 0;
@@ -216,9 +211,9 @@ inline void activate_front(State* s, bool poisoned, Node** ready, DataWaiter** s
 }
 
 void add_totals(State* s, std::uint64_t local, std::uint64_t remote) {
-  s->local_bytes.store(s->local_bytes.load(std::memory_order_relaxed) + local, std::memory_order_relaxed);
-  s->remote_bytes.store(s->remote_bytes.load(std::memory_order_relaxed) + remote, std::memory_order_relaxed);
-  s->accesses.store(s->accesses.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  s->local_bytes += local;
+  s->remote_bytes += remote;
+  ++s->accesses;
 }
 
 void wake_waiters(Domain* d) {
@@ -237,65 +232,100 @@ void wake_waiters(Domain* d) {
 
 }  // namespace
 
+namespace {
+
+// The release of a task that ran at the top level on a one-node runtime
+// without failing and without children (the common case): per access, the
+// lock, the totals, the count of active accesses, and the activation of
+// what waits behind (rare here: most accesses find nobody queued).
+[[gnu::always_inline]] inline void release_plain(Node* n, Domain* d, Worker* w, Node** ready,
+                                                 DataWaiter** signals) {
+  AccessRec* recs = n->recs();
+  const int na = n->naccess;
+  std::uint64_t task_local = 0;
+  for (int i = 0; i < na; ++i) {
+    AccessRec* r = &recs[i];
+    State* s = r->state;
+    const std::uint64_t b = r->one_node_bytes;
+    task_local += b;
+    s->lock.lock();
+    s->local_bytes += b;
+    ++s->accesses;
+    if (--s->active == 0 && s->head)
+      activate_front(s, s->poison == d->error_epoch.load(std::memory_order_relaxed), ready, signals);
+    s->lock.unlock();
+  }
+  w->bytes_local.store(w->bytes_local.load(std::memory_order_relaxed) + task_local, std::memory_order_relaxed);
+}
+
+// Everything else: failed or cancelled tasks (their writes poison), tasks
+// with children, children (whose totals also go to the top-level State),
+// several NUMA nodes.
+void release_general(Node* n, Domain* d, Worker* w, Node** ready, DataWaiter** signals) {
+  Flow* f = d->flow;
+  bool bad = n->failed || n->poisoned.load(std::memory_order_relaxed);
+  if (Domain* c = n->children) {
+    // A child's exception nobody reported inside: the task failed.
+    if (ErrorBox* e = c->error.exchange(nullptr, std::memory_order_acq_rel)) {
+      bad = true;
+      record_error(d, std::move(e->error));
+      delete e;
+    }
+    free_child_domain(c, w);
+    n->children = nullptr;
+  }
+  const std::uint32_t epoch = d->error_epoch.load(std::memory_order_relaxed);
+  const int nodes = n->nodes;
+  const bool top = d->owner == nullptr;
+  const bool ran = n->run_node >= 0;
+  AccessRec* recs = n->recs();
+  std::uint64_t task_local = 0, task_remote = 0;
+  for (int i = 0; i < n->naccess; ++i) {
+    AccessRec* r = &recs[i];
+    State* s = r->state;
+    std::uint64_t local = 0, remote = 0;
+    if (ran) {
+      if (nodes == 1)
+        local = r->one_node_bytes;
+      else
+        access_locality(nodes, r->entry, n->run_node, &local, &remote);
+      task_local += local;
+      task_remote += remote;
+    }
+    s->lock.lock();
+    if (bad && r->mode == kModeWrite) s->poison = epoch;
+    if (top && ran) add_totals(s, local, remote);
+    if (--s->active == 0 && s->head) activate_front(s, s->poison == epoch, ready, signals);
+    s->lock.unlock();
+    if (!top && ran) {
+      // Children's accesses count in the handle's top-level totals too.
+      State* rs = root_state(f, r->index);
+      const std::uint32_t gen = r->entry->live.load(std::memory_order_relaxed);
+      rs->lock.lock();
+      if (rs->generation.load(std::memory_order_relaxed) != gen)  // first use of this handle at the top level
+        rs->reset_totals(gen);
+      add_totals(rs, local, remote);
+      rs->lock.unlock();
+    }
+  }
+  // Counted for this worker: the one that ran the task, but for a task
+  // with children whose last child ended elsewhere.
+  if (ran) add_locality(w, task_local, task_remote);
+}
+
+}  // namespace
+
 Node* finish(Node* n, Worker* w) {
   Node* next = nullptr;
   for (;;) {
     Domain* d = n->domain;
-    Flow* f = d->flow;
-    bool bad = n->failed || n->poisoned.load(std::memory_order_relaxed);
-    if (Domain* c = n->children) [[unlikely]] {
-      // A child's exception nobody reported inside: the task failed.
-      if (ErrorBox* e = c->error.exchange(nullptr, std::memory_order_acq_rel)) {
-        bad = true;
-        record_error(d, std::move(e->error));
-        delete e;
-      }
-      free_child_domain(c, w);
-      n->children = nullptr;
-    }
-    const std::uint32_t epoch = d->error_epoch.load(std::memory_order_relaxed);
-    const int nodes = n->nodes;
-    const bool top = d->owner == nullptr;
-    const bool ran = n->run_node >= 0;
     Node* ready = nullptr;
     DataWaiter* signals = nullptr;
-    AccessRec* recs = n->recs();
-    std::uint64_t task_local = 0, task_remote = 0;
-    for (int i = 0; i < n->naccess; ++i) {
-      AccessRec* r = &recs[i];
-      State* s = r->state;
-      std::uint64_t local = 0, remote = 0;
-      if (ran) {
-        if (nodes == 1) [[likely]]
-          local = r->one_node_bytes;
-        else
-          access_locality(nodes, r->entry, n->run_node, &local, &remote);
-        task_local += local;
-        task_remote += remote;
-      }
-      s->lock.lock();
-      if (bad && r->mode == kModeWrite) s->poison = epoch;
-      if (top && ran) add_totals(s, local, remote);
-      if (--s->active == 0 && s->head) activate_front(s, s->poison == epoch, &ready, &signals);
-      s->lock.unlock();
-      if (!top && ran) [[unlikely]] {
-        // Children's accesses count in the handle's top-level totals too.
-        State* rs = root_state(f, r->index);
-        const std::uint32_t gen = r->entry->live.load(std::memory_order_relaxed);
-        rs->lock.lock();
-        if (rs->generation != gen) {  // first use of this handle at the top level
-          rs->generation = gen;
-          rs->local_bytes.store(0, std::memory_order_relaxed);
-          rs->remote_bytes.store(0, std::memory_order_relaxed);
-          rs->accesses.store(0, std::memory_order_relaxed);
-        }
-        add_totals(rs, local, remote);
-        rs->lock.unlock();
-      }
-    }
-    // Counted for this worker: the one that ran the task, but for a task
-    // with children whose last child ended elsewhere.
-    if (ran) add_locality(w, task_local, task_remote);
+    if (d->owner == nullptr && n->children == nullptr && n->nodes == 1 && n->run_node >= 0 && !n->failed &&
+        !n->poisoned.load(std::memory_order_relaxed)) [[likely]]
+      release_plain(n, d, w, &ready, &signals);
+    else
+      release_general(n, d, w, &ready, &signals);
     Node* owner = d->owner;
     const std::int8_t cls = n->size_class;
     n->~Node();
@@ -306,7 +336,8 @@ Node* finish(Node* n, Worker* w) {
       next = ready;
       ready = static_cast<Node*>(static_cast<void*>(ready->link.next));
     }
-    schedule_list(ready, w);
+    if (ready) [[unlikely]]
+      schedule_list(ready, w);
     while (signals) {
       DataWaiter* following = reinterpret_cast<DataWaiter*>(signals->rec.next);
       complete_remote(&signals->group);

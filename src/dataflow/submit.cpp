@@ -98,6 +98,43 @@ std::size_t prepare(const Access* acc, std::size_t n, AccessRec* out, Flow* f, b
   return m;
 }
 
+// The common case of a top-level submission, checked in one pass: 1..n
+// accesses in strictly increasing handle order (so no repeats to merge and
+// already in lock order), each handle's State created and remembering the
+// handle's live registry entry (a handle submitted before). Writes the
+// records and returns true; false (records half written, nothing else
+// touched) sends the submission to prepare(), which checks, merges, sorts
+// and reports.
+inline bool prepare_fast(const Access* acc, std::size_t n, AccessRec* out, Flow* f, bool one_node) {
+  std::int64_t prev = -1;
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint32_t index = acc[i].data.index;
+    const std::uint32_t gen = acc[i].data.generation;
+    const auto raw = static_cast<std::uint8_t>(acc[i].mode);
+    const std::uint32_t c = index >> Flow::kChunkBits;
+    if (static_cast<std::int64_t>(index) <= prev || c >= Flow::kMaxChunks || raw > 2 || gen == 0) [[unlikely]]
+      return false;
+    prev = index;
+    State* chunk = f->chunks[c].load(std::memory_order_acquire);
+    if (!chunk) [[unlikely]]
+      return false;
+    State* s = chunk + (index & (Flow::kChunk - 1));
+    DataEntry* e = s->entry.load(std::memory_order_relaxed);
+    if (!e || e->live.load(std::memory_order_acquire) != gen ||
+        s->generation.load(std::memory_order_relaxed) != gen) [[unlikely]]
+      return false;
+    AccessRec& r = out[i];
+    r.state = s;
+    r.entry = e;
+    r.index = index;
+    r.slot = static_cast<std::uint16_t>(i);
+    r.mode = raw == 0 ? kModeRead : kModeWrite;
+    r.kind = kRecTask;
+    r.one_node_bytes = one_node ? e->node_bytes[0].load(std::memory_order_relaxed) : 0;
+  }
+  return true;
+}
+
 // Registers one access under its State's lock; true when it must wait.
 inline bool register_access(State* s, AccessRec* r, std::uint32_t epoch, bool* poisoned) {
   if (s->head == nullptr && (s->active == 0 || (r->mode == kModeRead && s->active_write == 0))) {
@@ -138,7 +175,7 @@ Domain* current_domain_if_any(Worker* w) {
 
 namespace {
 
-void submit_on(Worker* w, const Access* acc, std::size_t count, const Affinity& affinity, const FnOps& ops,
+[[gnu::always_inline]] inline void submit_on(Worker* w, const Access* acc, std::size_t count, const Affinity& affinity, const FnOps& ops,
                Construct construct, void* src) {
   if (count > kMaxAccesses) [[unlikely]]
     too_many(count);
@@ -160,8 +197,15 @@ void submit_on(Worker* w, const Access* acc, std::size_t count, const Affinity& 
   AccessRec* recs = n->recs();
   std::size_t m;
   Flow* root = d->owner == nullptr ? d->flow : nullptr;
+  bool fast = false;
   try {
-    m = prepare(acc, count, recs, root, machine_nodes(w->rt) == 1);
+    const bool one_node = machine_nodes(w->rt) == 1;
+    if (root && count != 0 && prepare_fast(acc, count, recs, root, one_node)) [[likely]] {
+      m = count;
+      fast = true;
+    } else {
+      m = prepare(acc, count, recs, root, one_node);
+    }
     construct(static_cast<char*>(mem) + fn_offset, src);
   } catch (...) {
     free_bytes(w, mem, cls);
@@ -190,18 +234,22 @@ void submit_on(Worker* w, const Access* acc, std::size_t count, const Affinity& 
   const std::uint32_t epoch = d->error_epoch.load(std::memory_order_relaxed);
   bool poisoned = false;
   int waiting = 0;
-  for (std::size_t i = 0; i < m; ++i) {
-    State* s = recs[i].state;
-    s->lock.lock();  // (registering under the locks taken so far is still two-phase)
-    const std::uint32_t gen = recs[i].entry->live.load(std::memory_order_relaxed);
-    if (root && s->generation != gen) [[unlikely]] {
-      // A new handle in this registry slot: its locality totals start at 0.
-      s->generation = gen;
-      s->local_bytes.store(0, std::memory_order_relaxed);
-      s->remote_bytes.store(0, std::memory_order_relaxed);
-      s->accesses.store(0, std::memory_order_relaxed);
+  if (fast) [[likely]] {
+    // (prepare_fast saw each State's totals belong to the handle.)
+    for (std::size_t i = 0; i < m; ++i) {
+      State* s = recs[i].state;
+      s->lock.lock();  // (registering under the locks taken so far is still two-phase)
+      waiting += register_access(s, &recs[i], epoch, &poisoned);
     }
-    waiting += register_access(s, &recs[i], epoch, &poisoned);
+  } else {
+    for (std::size_t i = 0; i < m; ++i) {
+      State* s = recs[i].state;
+      s->lock.lock();
+      const std::uint32_t gen = recs[i].entry->live.load(std::memory_order_relaxed);
+      if (root && s->generation.load(std::memory_order_relaxed) != gen) [[unlikely]]
+        s->reset_totals(gen);  // a new handle in this registry slot
+      waiting += register_access(s, &recs[i], epoch, &poisoned);
+    }
   }
   // Before the locks go: an activation (under a lock) decrements it.
   n->preds.store(waiting, std::memory_order_relaxed);

@@ -142,10 +142,10 @@ void add_flow_locality(Flow* f, void* arg) {
   State* s = root_state_if_any(f, sum->d.index);
   if (!s) return;
   s->lock.lock();
-  if (s->generation == sum->d.generation) {
-    sum->out.local_bytes += s->local_bytes.load(std::memory_order_relaxed);
-    sum->out.remote_bytes += s->remote_bytes.load(std::memory_order_relaxed);
-    sum->out.accesses += s->accesses.load(std::memory_order_relaxed);
+  if (s->generation.load(std::memory_order_relaxed) == sum->d.generation) {
+    sum->out.local_bytes += s->local_bytes;
+    sum->out.remote_bytes += s->remote_bytes;
+    sum->out.accesses += s->accesses;
   }
   s->lock.unlock();
 }
