@@ -5,7 +5,7 @@
 # with 4 nodes. Each run ends "N passed, M failed"; this script exits 0 only
 # when every run passed, and prints how long each VM took.
 #
-#   scripts/numa-check.sh [--build-dir DIR | --binary PATH] [--nodes "2 4"] [--timeout SEC] [--filter SUBSTRING]
+#   scripts/numa-check.sh [--build-dir DIR | --binary PATH] [--nodes "2 4"] [--timeout SEC] [--filter SUBSTRING] [--exclude SUBSTRING]
 #
 # --binary runs an already built canopy_numa_check (ctest does, when
 # configured with -DCANOPY_NUMA_VM_TESTS=ON) instead of building one.
@@ -20,6 +20,7 @@ build_dir=$root/build-numa-check
 node_counts="2 4"
 timeout=600
 filter=""
+exclude=""
 binary=""
 while [[ $# -gt 0 ]]; do
   case $1 in
@@ -28,6 +29,7 @@ while [[ $# -gt 0 ]]; do
     --nodes) node_counts=$2; shift 2 ;;
     --timeout) timeout=$2; shift 2 ;;
     --filter) filter=$2; shift 2 ;;
+    --exclude) exclude=$2; shift 2 ;;
     -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
     *) echo "numa-check: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
@@ -68,6 +70,7 @@ for n in $node_counts; do
   start=$(date +%s%N)
   args=(--nodes "$n")
   [[ -n $filter ]] && args+=(--filter "$filter")
+  [[ -n $exclude ]] && args+=(--exclude "$exclude")
   echo "== $n NUMA nodes =="
   # numa_balancing off: the kernel must not move first-touch pages while a
   # check looks at them. 256 MiB per node is plenty for the checks.

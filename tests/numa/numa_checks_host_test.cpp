@@ -34,4 +34,11 @@ TEST(NumaChecks, SkipsWhatNeedsMoreNodesAndFilters) {
   EXPECT_EQ(none.passed, 0);
 }
 
+TEST(NumaChecks, ExcludeLeavesOutMatchingChecks) {
+  const numa_check::Summary without = numa_check::run_checks("data_", 1, "data_on_node");
+  for (const std::string& line : without.lines) EXPECT_EQ(line.find("data_on_node"), std::string::npos) << line;
+  const numa_check::Summary with = numa_check::run_checks("data_", 1);
+  EXPECT_EQ(with.passed + with.failed + with.skipped, without.passed + without.failed + without.skipped + 1);
+}
+
 }  // namespace

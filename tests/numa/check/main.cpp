@@ -3,7 +3,7 @@
 // several NUMA nodes (scripts/numa-check.sh); exit 0 only when nothing
 // failed and, with --nodes N, the machine has exactly N nodes.
 //
-//   canopy_numa_check [--nodes N] [--filter SUBSTRING] [--list]
+//   canopy_numa_check [--nodes N] [--filter SUBSTRING] [--exclude SUBSTRING] [--list]
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -13,7 +13,7 @@
 #include "numa_check.hpp"
 
 int main(int argc, char** argv) {
-  std::string filter;
+  std::string filter, exclude;
   int want_nodes = 0;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -22,6 +22,8 @@ int main(int argc, char** argv) {
       return 0;
     } else if (a == "--filter" && i + 1 < argc) {
       filter = argv[++i];
+    } else if (a == "--exclude" && i + 1 < argc) {
+      exclude = argv[++i];
     } else if (a == "--nodes" && i + 1 < argc) {
       char* end = nullptr;
       want_nodes = static_cast<int>(std::strtol(argv[++i], &end, 10));
@@ -30,7 +32,7 @@ int main(int argc, char** argv) {
         return 2;
       }
     } else {
-      std::fprintf(stderr, "usage: canopy_numa_check [--nodes N] [--filter SUBSTRING] [--list]\n");
+      std::fprintf(stderr, "usage: canopy_numa_check [--nodes N] [--filter SUBSTRING] [--exclude SUBSTRING] [--list]\n");
       return 2;
     }
   }
@@ -46,7 +48,7 @@ int main(int argc, char** argv) {
     std::printf("FAIL machine: %d NUMA nodes, expected %d\n0 passed, 1 failed\n", nodes, want_nodes);
     return 1;
   }
-  const numa_check::Summary s = numa_check::run_checks(filter, nodes);
+  const numa_check::Summary s = numa_check::run_checks(filter, nodes, exclude);
   for (const std::string& line : s.lines) std::printf("%s\n", line.c_str());
   if (s.skipped) std::printf("(%d skipped)\n", s.skipped);
   std::printf("%d passed, %d failed\n", s.passed, s.failed);

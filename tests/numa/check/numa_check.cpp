@@ -20,12 +20,13 @@ std::vector<Check>& registry() {
   return checks;
 }
 
-Summary run_checks(const std::string& filter, int num_nodes) {
+Summary run_checks(const std::string& filter, int num_nodes, const std::string& exclude) {
   std::vector<Check> checks = registry();
   std::sort(checks.begin(), checks.end(), [](const Check& a, const Check& b) { return a.name < b.name; });
   Summary s;
   for (const Check& c : checks) {
     if (!filter.empty() && c.name.find(filter) == std::string::npos) continue;
+    if (!exclude.empty() && c.name.find(exclude) != std::string::npos) continue;
     if (num_nodes < c.min_nodes) {
       ++s.skipped;
       s.lines.push_back(fmt::format("SKIP {}: needs {} NUMA nodes, this machine has {}", c.name, c.min_nodes, num_nodes));

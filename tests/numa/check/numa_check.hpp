@@ -53,9 +53,9 @@ struct Summary {
   std::vector<std::string> lines;  // "PASS name", "FAIL name: why", "SKIP name: why"
 };
 
-// Runs the checks whose name contains `filter` ("" = all) on a machine of
-// `num_nodes` nodes, in name order.
-Summary run_checks(const std::string& filter, int num_nodes);
+// Runs the checks whose name contains `filter` ("" = all) and not `exclude`
+// ("" = none left out) on a machine of `num_nodes` nodes, in name order.
+Summary run_checks(const std::string& filter, int num_nodes, const std::string& exclude = "");
 
 // The logical NUMA nodes of this machine that have CPUs (first-touch checks
 // need a thread there).
