@@ -273,6 +273,31 @@ TEST_P(RuntimeTest, InvokeExceptions) {
   EXPECT_EQ(rt.run([] { return fib_invoke(18); }), fib_seq(18));
 }
 
+TEST_P(RuntimeTest, GroupWaitedInsideInvokeRunsItsF1AtMostOnce) {
+  // A group created before an invoke and waited inside its f2: the wait
+  // drains the deque above the group's base, where f1's slot sits, so this
+  // worker may run f1 itself; invoke must then see f1 as done (neither run
+  // it again nor wait for it forever). f1 throwing on that path must still
+  // reach invoke's caller.
+  Runtime rt(canopy_test::options(workers()));
+  rt.run([&] {
+    for (int r = 0; r < 2000; ++r) {
+      std::atomic<int> f1_runs{0}, spawned_runs{0};
+      TaskGroup g;
+      g.spawn([&] { spawned_runs.fetch_add(1); });
+      canopy::invoke([&] { f1_runs.fetch_add(1); }, [&] { g.wait(); });
+      ASSERT_EQ(f1_runs.load(), 1);
+      ASSERT_EQ(spawned_runs.load(), 1);
+    }
+    for (int r = 0; r < 200; ++r) {
+      TaskGroup g;
+      g.spawn([] {});
+      EXPECT_THROW(canopy::invoke([] { throw std::runtime_error("f1"); }, [&] { g.wait(); }), std::runtime_error);
+    }
+  });
+  EXPECT_EQ(rt.run([] { return fib_invoke(18); }), fib_seq(18));
+}
+
 TEST_P(RuntimeTest, InvokeOutsideTheRuntimeUsesTheDefault) {
   // No runtime entered: invoke and loops enter the default runtime.
   int a = 0, b = 0;

@@ -6,7 +6,7 @@
 // popped or stolen, except foreign spawns f2 may have left: those are
 // popped and run first). So a pop that returns f1's slot (recognised by its
 // group) means "not stolen", and f1 is then called directly, its type
-// known: no indirect call, no counter. A stolen f1 is waited for like a
+// known: no indirect call, no counter update. A stolen f1 is waited for like a
 // task group of one.
 #pragma once
 #include <type_traits>
@@ -19,7 +19,12 @@ namespace detail {
 template <class F1, class F2>
 [[gnu::always_inline]] inline void invoke_on(Worker* w, F1& f1, F2& f2) {
   Group g;
-  g.owner_shared = w;  // what a thief needs; the rest only if f1 is stolen
+  g.owner_shared = w;  // what a thief needs; owner and base only if f1 is stolen
+  // f1 counts as pending from the push: if this worker itself runs f1's slot
+  // from inside f2 (a TaskGroup created before this invoke and waited in f2
+  // drains the deque above its own base, f1's slot included), that run
+  // counts it done, and the wait below returns at once.
+  g.pending = 1;
   const std::int64_t base = w->deque.bottom();
   if constexpr (kFitsSlot<F1>) {
     // A thief runs a copy of f1 made from the slot: it needs no access to
@@ -32,7 +37,8 @@ template <class F1, class F2>
   try {
     f2();
   } catch (...) {
-    g.init_owner_side(w, base, 1);
+    g.owner = w;
+    g.base = base;
     invoke_unwind(w, &g, base);
     throw;
   }
@@ -42,9 +48,10 @@ template <class F1, class F2>
     f1();
     return;
   }
-  // Stolen: wait for it like a group of one task (helping only with what
-  // is above `base`).
-  g.init_owner_side(w, base, 1);
+  // Stolen (or already run here, inside f2): wait for it like a group of
+  // one task (helping only with what is above `base`).
+  g.owner = w;
+  g.base = base;
   wait_slow(w, &g);
   if (g.error.load(std::memory_order_relaxed)) rethrow_group_error(&g);
 }

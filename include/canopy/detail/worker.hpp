@@ -111,8 +111,9 @@ struct ErrorBox {
 };
 
 // The owner's fields have no initializer: each user sets what it uses
-// (TaskGroup all of them; invoke only what a thief needs before the push,
-// the rest when f1 was stolen). `remote` and `error` start at zero.
+// (TaskGroup all of them; invoke owner_shared and pending before the push,
+// owner and base only when f1 was not taken back). `remote` and `error`
+// start at zero.
 struct Group {
   // ---- written by the owner (on every spawn) ----
   Worker* owner;  // the owner's copy, for its own checks
