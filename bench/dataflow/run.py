@@ -27,11 +27,11 @@ the data handles (which grows with the grid too) cancel out.
 import argparse
 import os
 import re
-import resource
-import statistics
 import subprocess
 import sys
-import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+from benchlib import OMP_ENV, add_results, binary, collect_with_load_report, median, run, run_quietly, table  # noqa: E402
 
 # problem: programs (impl part of the binary name); a program may print
 # several competitors (tbb and tbb-prebuilt, gomp-for and gomp-depend).
@@ -41,14 +41,7 @@ PROBLEMS = {
     "stream": ["gomp"],
     "jacobi2d": ["gomp", "libomp", "canopy"],
 }
-OMP_ENV = {"OMP_PROC_BIND": "close", "OMP_PLACES": "cores"}
-LINE = re.compile(r"RESULT bench=(\S+) impl=(\S+) threads=(\d+) rep=(\d+) seconds=(\S+) count=(\S+) unit=(\S+)")
 NOT_PEERS = ("canopy", "sequential")
-
-
-def binary(bindir, problem, impl):
-    # Result names use '-', binary names '_' (tbb-prebuilt: ..._tbb_prebuilt).
-    return os.path.join(bindir, f"canopy_bench_{problem}_{impl.replace('-', '_')}")
 
 
 def env_for(impl, threads, args):
@@ -62,35 +55,6 @@ def env_for(impl, threads, args):
     # for the task kernels (so that its thread pool is not even started).
     env["OPENBLAS_NUM_THREADS"] = str(threads) if impl == "openblas" else "1"
     return env
-
-
-def run(cmd, env_extra=None, timeout=900):
-    env = dict(os.environ)
-    if env_extra:
-        env.update(env_extra)
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, timeout=timeout)
-    if p.returncode != 0:
-        raise RuntimeError(f"{' '.join(cmd)} failed ({p.returncode}): {p.stderr.strip()[-2000:]}")
-    return p.stdout
-
-
-def cpu_times():
-    """(busy, total) jiffies of the whole machine, from /proc/stat."""
-    try:
-        with open("/proc/stat") as f:
-            v = [int(x) for x in f.readline().split()[1:]]
-        idle = v[3] + v[4]
-        return sum(v) - idle, sum(v)
-    except OSError:
-        return 0, 0
-
-
-def loadavg():
-    try:
-        with open("/proc/loadavg") as f:
-            return " ".join(f.read().split()[:3])
-    except OSError:
-        return "?"
 
 
 def calibrate(args):
@@ -136,44 +100,20 @@ def collect(args):
     jobs = jobs_for(args)
     args.reruns = 0
     args.failures = []
+
+    def failed(e):
+        args.failures.append(str(e))
+        print(f"FAILED: {e}", file=sys.stderr)
     for _ in range(1 if args.smoke else args.rounds):
         for cmd, env in jobs:
-            for _attempt in range(20):
-                busy0, total0 = cpu_times()
-                ours0 = resource.getrusage(resource.RUSAGE_CHILDREN)
-                try:
-                    out = run(cmd, env)
-                except RuntimeError as e:
-                    # A wrong result (or a crash) voids that program's run: a
-                    # test fails at once; a measurement reports it and goes on.
-                    if args.smoke:
-                        raise
-                    args.failures.append(str(e))
-                    print(f"FAILED: {e}", file=sys.stderr)
-                    out = ""
-                busy1, total1 = cpu_times()
-                ours1 = resource.getrusage(resource.RUSAGE_CHILDREN)
-                ours = (ours1.ru_utime + ours1.ru_stime - ours0.ru_utime - ours0.ru_stime) * os.sysconf("SC_CLK_TCK")
-                others = max(0.0, (busy1 - busy0) - ours) / max(1, total1 - total0)
-                if args.smoke or others <= args.max_others:
-                    break
-                args.reruns += 1
-                time.sleep(2)
-            if not out:
-                continue
-            found = False
-            for m in LINE.finditer(out):
-                bench, impl, threads, _, secs, count, _unit = m.groups()
-                results.setdefault((bench, impl, int(threads)), []).append(float(secs) / float(count))
-                found = True
-            if not found:
-                raise RuntimeError(f"{' '.join(cmd)} printed no RESULT line")
+            # A wrong result (or a crash) voids that program's run: a test
+            # fails at once; a measurement reports it and goes on.
+            out, reruns = run_quietly(cmd, env, args.max_others, retry=not args.smoke,
+                                      on_failure=None if args.smoke else failed)
+            args.reruns += reruns
+            if out:
+                add_results(results, out, cmd)
     return results
-
-
-def median(results, bench, impl, t):
-    v = results.get((bench, impl, t))
-    return statistics.median(v) if v else None
 
 
 def impls_of(results, bench):
@@ -184,23 +124,6 @@ def impls_of(results, bench):
 
 def is_peer(impl):
     return not impl.startswith(NOT_PEERS)
-
-
-def table(title, header, rows, markdown):
-    if not rows:
-        return
-    widths = [max(len(str(r[i])) for r in [header] + rows) for i in range(len(header))]
-    print()
-    print(title)
-    if markdown:
-        print("| " + " | ".join(str(h) for h in header) + " |")
-        print("|" + "|".join("---" for _ in header) + "|")
-        for r in rows:
-            print("| " + " | ".join(str(c) for c in r) + " |")
-    else:
-        print("  ".join(str(h).rjust(w) for h, w in zip(header, widths)))
-        for r in rows:
-            print("  ".join(str(c).rjust(w) for c, w in zip(r, widths)))
 
 
 def fmt(v, digits=3):
@@ -329,20 +252,7 @@ def main():
     if unknown:
         ap.error(f"--only: unknown problem(s) {', '.join(unknown)}; expected some of {', '.join(PROBLEMS)}")
     args.chol_desc = f"4096x4096, tile {args.tile or 256}"
-    print(f"load average before: {loadavg()}  (cores: {os.cpu_count()})")
-    busy0, total0 = cpu_times()
-    ours0 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    results = collect(args)
-    busy1, total1 = cpu_times()
-    ours1 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    print(f"load average after: {loadavg()}")
-    if total1 > total0:
-        hz = os.sysconf("SC_CLK_TCK")
-        ours = (ours1.ru_utime + ours1.ru_stime - ours0.ru_utime - ours0.ru_stime) * hz
-        others = max(0.0, (busy1 - busy0) - ours) / (total1 - total0) * 100
-        print(f"machine busy during the run: {(busy1 - busy0) / (total1 - total0) * 100:.0f}% of all CPUs, "
-              f"of which other processes: {others:.0f}%; program runs redone because other processes used "
-              f"more than {args.max_others * 100:.0f}% of the CPUs: {args.reruns}")
+    results = collect_with_load_report(collect, args)
     if getattr(args, "delay_seconds", None):
         print(f"busy wavefront delay: {args.delay_seconds * 1e9:.0f} ns per task (calibrated once)")
     if args.smoke:

@@ -16,9 +16,11 @@ run with almost no tasks, divided by the difference in tasks).
 import argparse
 import os
 import re
-import statistics
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+from benchlib import OMP_ENV, add_results, binary, collect_with_load_report, median, run_quietly, table  # noqa: E402
 
 PROBLEMS = {
     # problem: (competitors, default size, size for --smoke)
@@ -28,42 +30,6 @@ PROBLEMS = {
     "jacobi": (["canopy", "tbb", "gomp", "libomp"], None, 64),
     "wake": (["canopy"], None, 5),
 }
-OMP_ENV = {"OMP_PROC_BIND": "close", "OMP_PLACES": "cores"}
-LINE = re.compile(r"RESULT bench=(\S+) impl=(\S+) threads=(\d+) rep=(\d+) seconds=(\S+) count=(\S+) unit=(\S+)")
-
-
-def binary(bindir, problem, impl):
-    # Result names use '-', binary names '_' (canopy-invoke: ..._canopy_invoke).
-    return os.path.join(bindir, f"canopy_bench_{problem}_{impl.replace('-', '_')}")
-
-
-def run(cmd, env_extra=None, timeout=600):
-    env = dict(os.environ)
-    if env_extra:
-        env.update(env_extra)
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, timeout=timeout)
-    if p.returncode != 0:
-        raise RuntimeError(f"{' '.join(cmd)} failed ({p.returncode}): {p.stderr.strip()}")
-    return p.stdout
-
-
-def cpu_times():
-    """(busy, total) jiffies of the whole machine, from /proc/stat."""
-    try:
-        with open("/proc/stat") as f:
-            v = [int(x) for x in f.readline().split()[1:]]
-        idle = v[3] + v[4]
-        return sum(v) - idle, sum(v)
-    except OSError:
-        return 0, 0
-
-
-def loadavg():
-    try:
-        with open("/proc/loadavg") as f:
-            return " ".join(f.read().split()[:3])
-    except OSError:
-        return "?"
 
 
 def collect(args):
@@ -87,55 +53,17 @@ def collect(args):
                 if args.smoke:
                     cmd += ["-n", str(smoke_n)]
                 jobs.append((cmd, OMP_ENV if impl in ("gomp", "libomp") else None))
-    import resource
-    import time
     args.reruns = 0
     for _ in range(1 if args.smoke else args.rounds):
         for cmd, env in jobs:
-            for attempt in range(20):
-                busy0, total0 = cpu_times()
-                ours0 = resource.getrusage(resource.RUSAGE_CHILDREN)
-                out = run(cmd, env)
-                busy1, total1 = cpu_times()
-                ours1 = resource.getrusage(resource.RUSAGE_CHILDREN)
-                ours = (ours1.ru_utime + ours1.ru_stime - ours0.ru_utime - ours0.ru_stime) * os.sysconf("SC_CLK_TCK")
-                others = max(0.0, (busy1 - busy0) - ours) / max(1, total1 - total0)
-                if args.smoke or others <= args.max_others:
-                    break
-                args.reruns += 1
-                time.sleep(2)
-            found = False
-            for m in LINE.finditer(out):
-                bench, impl, threads, _, secs, count, unit = m.groups()
-                results.setdefault((bench, impl, int(threads)), []).append(float(secs) / float(count))
-                found = True
-            if not found:
-                raise RuntimeError(f"{' '.join(cmd)} printed no RESULT line")
+            out, reruns = run_quietly(cmd, env, args.max_others, retry=not args.smoke)
+            args.reruns += reruns
+            add_results(results, out, cmd)
     return results
-
-
-def median(results, bench, impl, t):
-    v = results.get((bench, impl, t))
-    return statistics.median(v) if v else None
 
 
 def fmt(v, scale, digits=3):
     return "-" if v is None else f"{v * scale:.{digits}g}"
-
-
-def table(title, header, rows, markdown):
-    widths = [max(len(str(r[i])) for r in [header] + rows) for i in range(len(header))]
-    print()
-    print(title)
-    if markdown:
-        print("| " + " | ".join(str(h) for h in header) + " |")
-        print("|" + "|".join("---" for _ in header) + "|")
-        for r in rows:
-            print("| " + " | ".join(str(c) for c in r) + " |")
-    else:
-        print("  ".join(str(h).rjust(w) for h, w in zip(header, widths)))
-        for r in rows:
-            print("  ".join(str(c).rjust(w) for c, w in zip(r, widths)))
 
 
 def ratio(peer, canopy):
@@ -273,21 +201,7 @@ def main():
     args.threads = [int(t) for t in args.threads.split(",")]
     args.only = [p for p in args.only.split(",") if p]
     args.fib_n = PROBLEMS["fib"][2] if args.smoke else 35
-    print(f"load average before: {loadavg()}  (cores: {os.cpu_count()})")
-    import resource
-    busy0, total0 = cpu_times()
-    ours0 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    results = collect(args)
-    busy1, total1 = cpu_times()
-    ours1 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    print(f"load average after: {loadavg()}")
-    if total1 > total0:
-        hz = os.sysconf("SC_CLK_TCK")
-        ours = (ours1.ru_utime + ours1.ru_stime - ours0.ru_utime - ours0.ru_stime) * hz
-        others = max(0.0, (busy1 - busy0) - ours) / (total1 - total0) * 100
-        print(f"machine busy during the run: {(busy1 - busy0) / (total1 - total0) * 100:.0f}% of all CPUs, "
-              f"of which other processes: {others:.0f}%; program runs redone because other processes used "
-              f"more than {args.max_others * 100:.0f}% of the CPUs: {args.reruns}")
+    results = collect_with_load_report(collect, args)
     if args.smoke:
         print(f"smoke: {len(results)} results")
         return 0
