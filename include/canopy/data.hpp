@@ -141,23 +141,29 @@ inline constexpr int kDataMaxNodes = 64;
 // One registry slot. The fields a hot path reads are atomics or are written
 // only while the slot is not live (before the release store of `live`), so
 // readers that saw the generation with an acquire load see them.
-struct DataEntry {
+//
+// Laid out for the data-flow hot path: a submission checks `live` and reads
+// the bytes on node 0 (one-node machines), a task body reads ptr/bytes, and
+// owner computes reads the first few node counts: all on the entry's first
+// cache line (entries are 64-byte aligned); what only the registry mutex's
+// holders read (next generation, placement, ownership) comes last.
+struct alignas(64) DataEntry {
   // The generation of the live handle, 0 while the slot is free. Written
   // under the registry mutex (release), read lock-free (acquire).
   std::atomic<std::uint32_t> live{0};
-  // The generation the slot's next handle gets (registry mutex only).
-  std::uint32_t next_generation = 1;
-  // Written under the registry mutex before `live` is published.
-  void* ptr = nullptr;
-  std::size_t bytes = 0;
-  DataPlacement placement{};
-  bool owned = false;           // allocated by data_allocate (freed by data_free)
-  std::size_t alloc_bytes = 0;  // what was allocated (whole pages) when owned
   // Last known location: written by register/allocate/refresh (under the
   // registry mutex), read lock-free with relaxed loads; a reader may see a
   // mix of two refreshes, which only blurs a heuristic.
   std::atomic<int> home_node{-1};
+  // Written under the registry mutex before `live` is published.
+  void* ptr = nullptr;
+  std::size_t bytes = 0;
   std::atomic<std::size_t> node_bytes[kDataMaxNodes] = {};
+  // The generation the slot's next handle gets (registry mutex only).
+  std::uint32_t next_generation = 1;
+  bool owned = false;           // allocated by data_allocate (freed by data_free)
+  DataPlacement placement{};
+  std::size_t alloc_bytes = 0;  // what was allocated (whole pages) when owned
 
   // Bytes of the region on node n at the last look, 0 for a node outside
   // [0, kDataMaxNodes).

@@ -14,6 +14,7 @@
 
 #include <array>
 #include <atomic>
+#include <cstddef>
 #include <memory>
 
 #include <fmt/format.h>
@@ -47,6 +48,10 @@ Registry& registry() {
   if (!d) throw Error("null data handle (a Data{} that no data_allocate or data_register returned)");
   throw Error(fmt::format("data handle #{} (generation {}) used after data_free", d.index, d.generation));
 }
+
+// The hot fields share the entry's first cache line (see DataEntry).
+static_assert(alignof(detail::DataEntry) == 64);
+static_assert(offsetof(detail::DataEntry, node_bytes) + sizeof(std::size_t) <= 64);
 
 detail::DataEntry* slot_of(Registry& r, std::uint32_t index) {
   detail::DataEntry* chunk = r.chunks[index >> kChunkBits].load(std::memory_order_acquire);

@@ -124,7 +124,7 @@ void schedule_list(Node* head, Worker* w) {
 
 namespace {
 
-void run_node(Node* n, Worker* w) {
+[[gnu::always_inline]] inline void run_node(Node* n, Worker* w) {
   for (;;) {
     if (!n->poisoned.load(std::memory_order_relaxed)) [[likely]] {
       // Where it runs, for the locality totals its release adds up.

@@ -105,16 +105,16 @@ std::size_t prepare(const Access* acc, std::size_t n, AccessRec* out, Flow* f, b
 // records and returns true; false (records half written, nothing else
 // touched) sends the submission to prepare(), which checks, merges, sorts
 // and reports.
-inline bool prepare_fast(const Access* acc, std::size_t n, AccessRec* out, Flow* f, bool one_node) {
-  std::int64_t prev = -1;
+inline bool prepare_fast(const Access* acc, std::size_t n, AccessRec* out, Flow* f) {
+  std::uint32_t least = 0;  // the smallest index the next access may have
   for (std::size_t i = 0; i < n; ++i) {
     const std::uint32_t index = acc[i].data.index;
     const std::uint32_t gen = acc[i].data.generation;
     const auto raw = static_cast<std::uint8_t>(acc[i].mode);
     const std::uint32_t c = index >> Flow::kChunkBits;
-    if (static_cast<std::int64_t>(index) <= prev || c >= Flow::kMaxChunks || raw > 2 || gen == 0) [[unlikely]]
+    if (index < least || c >= Flow::kMaxChunks || raw > 2 || gen == 0) [[unlikely]]
       return false;
-    prev = index;
+    least = index + 1;  // (no overflow: index < kMaxChunks * kChunk)
     State* chunk = f->chunks[c].load(std::memory_order_acquire);
     if (!chunk) [[unlikely]]
       return false;
@@ -130,7 +130,9 @@ inline bool prepare_fast(const Access* acc, std::size_t n, AccessRec* out, Flow*
     r.slot = static_cast<std::uint16_t>(i);
     r.mode = raw == 0 ? kModeRead : kModeWrite;
     r.kind = kRecTask;
-    r.one_node_bytes = one_node ? e->node_bytes[0].load(std::memory_order_relaxed) : 0;
+    // (On the entry's first line, which `live` just brought in; used only
+    // by a one-node runtime's release.)
+    r.one_node_bytes = e->node_bytes[0].load(std::memory_order_relaxed);
   }
   return true;
 }
@@ -200,7 +202,7 @@ namespace {
   bool fast = false;
   try {
     const bool one_node = machine_nodes(w->rt) == 1;
-    if (root && count != 0 && prepare_fast(acc, count, recs, root, one_node)) [[likely]] {
+    if (root && count != 0 && prepare_fast(acc, count, recs, root)) [[likely]] {
       m = count;
       fast = true;
     } else {
