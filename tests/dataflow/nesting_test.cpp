@@ -238,6 +238,54 @@ TEST(DataflowBadUse, NullFreedAndTooManyAreErrors) {
   expect_error([&] { canopy::data_locality(freed); }, "data_locality: ");
 }
 
+TEST(DataflowBadUse, HandlesSeenBeforeAreStillChecked) {
+  // A handle submitted before takes the quick check (its State remembers
+  // the registry entry; sorted accesses are not re-sorted): it must still
+  // refuse a freed handle, a null one of the same index and accesses out of
+  // order with a freed one among them, and keep a new handle's totals in
+  // the same slot apart from the old one's.
+  Runtime rt(options(1));
+  Handles keep(1);
+  char buf[64];
+  const Data d = canopy::data_register(buf, sizeof buf);
+  const bool keep_first = keep[0].index < d.index;
+  auto both = [&](Data x) {
+    return keep_first ? std::vector<canopy::Access>{canopy::read(keep[0]), canopy::write(x)}
+                      : std::vector<canopy::Access>{canopy::write(x), canopy::read(keep[0])};
+  };
+  const std::string at = keep_first ? "access 1 of 2: " : "access 0 of 2: ";
+  int ran = 0;
+  rt.run([&] {
+    for (int i = 0; i < 3; ++i) canopy::submit(std::span<const canopy::Access>(both(d)), [&] { ++ran; });
+    canopy::wait_all();
+  });
+  EXPECT_EQ(ran, 3);
+  EXPECT_EQ(canopy::data_locality(d).accesses, 3u);
+  canopy::data_free(d);
+  rt.run([&] {
+    expect_error([&] { canopy::submit(std::span<const canopy::Access>(both(d)), [] {}); }, at + "data handle #");
+    expect_error([&] { canopy::submit({canopy::write(d)}, [] {}); }, "access 0 of 1: data handle #");
+    expect_error([&] { canopy::submit(std::span<const canopy::Access>(both(Data{d.index, 0})), [] {}); },
+                 at + "null data handle");
+    // Out of order (the checked path) with the freed handle.
+    std::vector<canopy::Access> rev = both(d);
+    std::swap(rev[0], rev[1]);
+    expect_error([&] { canopy::submit(std::span<const canopy::Access>(rev), [] {}); }, "used after data_free");
+    canopy::wait_all();  // nothing was queued
+  });
+  EXPECT_EQ(ran, 3);
+  const Data again = canopy::data_register(buf, sizeof buf);  // (the free slot: usually d's)
+  rt.run([&] {
+    canopy::submit(std::span<const canopy::Access>(both(again)), [&] { ++ran; });
+    canopy::wait_all();
+  });
+  EXPECT_EQ(ran, 4);
+  EXPECT_EQ(canopy::data_locality(again).accesses, 1u);
+  EXPECT_EQ(canopy::data_locality(again).local_bytes, 64u);
+  EXPECT_EQ(canopy::data_locality(keep[0]).accesses, 4u);
+  canopy::data_free(again);
+}
+
 TEST(DataflowBadUse, ThrowingCopyLeavesNothingBehind) {
   Runtime rt(options(1));
   Handles h(1);
