@@ -126,6 +126,8 @@ namespace {
 
 [[gnu::always_inline]] inline void run_node(Node* n, Worker* w) {
   for (;;) {
+    // Ran here on a one-node runtime without failing (release_plain may apply).
+    bool plain = false;
     if (!n->poisoned.load(std::memory_order_relaxed)) [[likely]] {
       // Where it runs, for the locality totals its release adds up.
       const int nodes = machine_nodes(w->rt);
@@ -137,6 +139,7 @@ namespace {
       tls_body_base = w->deque.bottom();
       try {
         n->ops->invoke(n->fn());
+        plain = nodes == 1;
       } catch (...) {
         n->failed = 1;
         record_error(n->domain, std::current_exception());
@@ -148,10 +151,11 @@ namespace {
     // The body's share of the nesting count: the last of body and children finishes.
     if (Domain* c = n->children) [[unlikely]] {
       if ((c->count.fetch_sub(1, std::memory_order_acq_rel) & ~kWaiting) != 1) return;
+      plain = false;
     }
     // A task this one made ready runs next, here, without a trip through
     // the deque (the others were queued, for thieves).
-    n = finish(n, w);
+    n = finish(n, w, plain);
     if (!n) return;
     ++w->tasks_run;
   }
@@ -315,14 +319,13 @@ void release_general(Node* n, Domain* d, Worker* w, Node** ready, DataWaiter** s
 
 }  // namespace
 
-Node* finish(Node* n, Worker* w) {
+Node* finish(Node* n, Worker* w, bool plain) {
   Node* next = nullptr;
   for (;;) {
     Domain* d = n->domain;
     Node* ready = nullptr;
     DataWaiter* signals = nullptr;
-    if (d->owner == nullptr && n->children == nullptr && n->nodes == 1 && n->run_node >= 0 && !n->failed &&
-        !n->poisoned.load(std::memory_order_relaxed)) [[likely]]
+    if (plain && d->owner == nullptr) [[likely]]
       release_plain(n, d, w, &ready, &signals);
     else
       release_general(n, d, w, &ready, &signals);
@@ -350,6 +353,7 @@ Node* finish(Node* n, Worker* w) {
     } else if (c == 1) {
       // The last child of a task whose body had ended: the task finishes now.
       n = owner;
+      plain = false;
       continue;
     }
     return next;
