@@ -188,7 +188,16 @@ namespace {
       throw Error(fmt::format("submit: affinity near data: {}", e.what()));
     }
   }
-  Domain* d = tls_node == nullptr ? &flow_of(w->rt)->root : current_domain(w);
+  // The top level (root: its Flow), or the children of the running task.
+  Domain* d;
+  Flow* root;
+  if (tls_node == nullptr) [[likely]] {
+    root = flow_of(w->rt);
+    d = &root->root;
+  } else {
+    d = current_domain(w);
+    root = d->owner == nullptr ? d->flow : nullptr;
+  }
   // Node: header, records (room for `count`; repeats merged may leave some
   // unused), callable (aligned).
   const std::size_t recs_end = sizeof(Node) + count * sizeof(AccessRec);
@@ -198,15 +207,13 @@ namespace {
   Node* n = ::new (mem) Node(d, &ops, affinity, static_cast<std::uint32_t>(fn_offset), cls);
   AccessRec* recs = n->recs();
   std::size_t m;
-  Flow* root = d->owner == nullptr ? d->flow : nullptr;
   bool fast = false;
   try {
-    const bool one_node = machine_nodes(w->rt) == 1;
     if (root && count != 0 && prepare_fast(acc, count, recs, root)) [[likely]] {
       m = count;
       fast = true;
     } else {
-      m = prepare(acc, count, recs, root, one_node);
+      m = prepare(acc, count, recs, root, machine_nodes(w->rt) == 1);
     }
     construct(static_cast<char*>(mem) + fn_offset, src);
   } catch (...) {
