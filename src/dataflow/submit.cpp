@@ -98,43 +98,91 @@ std::size_t prepare(const Access* acc, std::size_t n, AccessRec* out, Flow* f, b
   return m;
 }
 
-// The common case of a top-level submission, checked in one pass: 1..n
+// The common case of a top-level submission, in one pass: 1..kFastMax
 // accesses in strictly increasing handle order (so no repeats to merge and
-// already in lock order), each handle's State created and remembering the
-// handle's live registry entry (a handle submitted before). Writes the
-// records and returns true; false (records half written, nothing else
-// touched) sends the submission to prepare(), which checks, merges, sorts
-// and reports.
-inline bool prepare_fast(const Access* acc, std::size_t n, AccessRec* out, Flow* f) {
+// already in lock order), each handle's State created, remembering the
+// handle's live registry entry and holding its totals (a handle submitted
+// before). Each access is checked, its record written, its State locked
+// and the access registered (two-phase: the locks are given back by the
+// caller, after the last registration). Returns how many accesses wait;
+// -1 when an access fails the check: the registrations made so far are
+// undone (nobody saw them: their locks were held throughout) and their
+// locks given back, and the checked path (prepare) takes over.
+inline constexpr std::size_t kFastMax = 8;
+
+inline int register_fast(const Access* acc, std::size_t n, AccessRec* out, Flow* f, std::uint32_t epoch,
+                         bool* poisoned) {
+  // Per registered access: the State's tail before it was queued, or
+  // kWasActive when it became active at once.
+  AccessRec* undo[kFastMax];
+  AccessRec* const kWasActive = out;  // (never a tail of its own State before this call)
+  if (n - 1 >= kFastMax) [[unlikely]]  // (also n == 0)
+    return -1;
   std::uint32_t least = 0;  // the smallest index the next access may have
-  for (std::size_t i = 0; i < n; ++i) {
+  int waiting = 0;
+  std::size_t i = 0;
+  for (; i < n; ++i) {
     const std::uint32_t index = acc[i].data.index;
     const std::uint32_t gen = acc[i].data.generation;
     const auto raw = static_cast<std::uint8_t>(acc[i].mode);
     const std::uint32_t c = index >> Flow::kChunkBits;
     if (index < least || c >= Flow::kMaxChunks || raw > 2 || gen == 0) [[unlikely]]
-      return false;
+      break;
     least = index + 1;  // (no overflow: index < kMaxChunks * kChunk)
     State* chunk = f->chunks[c].load(std::memory_order_acquire);
     if (!chunk) [[unlikely]]
-      return false;
+      break;
     State* s = chunk + (index & (Flow::kChunk - 1));
     DataEntry* e = s->entry.load(std::memory_order_relaxed);
     if (!e || e->live.load(std::memory_order_acquire) != gen ||
         s->generation.load(std::memory_order_relaxed) != gen) [[unlikely]]
-      return false;
+      break;
     AccessRec& r = out[i];
     r.state = s;
     r.entry = e;
     r.index = index;
     r.slot = static_cast<std::uint16_t>(i);
-    r.mode = raw == 0 ? kModeRead : kModeWrite;
+    const std::uint8_t mode = raw == 0 ? kModeRead : kModeWrite;
+    r.mode = mode;
     r.kind = kRecTask;
     // (On the entry's first line, which `live` just brought in; used only
     // by a one-node runtime's release.)
     r.one_node_bytes = e->node_bytes[0].load(std::memory_order_relaxed);
+    s->lock.lock();
+    if (s->head == nullptr && (s->active == 0 || (mode == kModeRead && s->active_write == 0))) {
+      ++s->active;
+      s->active_write = mode;
+      if (s->poison == epoch) [[unlikely]]
+        *poisoned = true;
+      undo[i] = kWasActive;
+    } else {
+      r.next = nullptr;
+      undo[i] = s->tail;
+      if (s->tail)
+        s->tail->next = &r;
+      else
+        s->head = &r;
+      s->tail = &r;
+      ++waiting;
+    }
   }
-  return true;
+  if (i == n) [[likely]]
+    return waiting;
+  // Undo, newest first (each State holds only this call's last change).
+  while (i-- > 0) {
+    State* s = out[i].state;
+    if (undo[i] == kWasActive) {
+      --s->active;  // (active_write matters only while active != 0, where it is unchanged)
+    } else {
+      s->tail = undo[i];
+      if (undo[i])
+        undo[i]->next = nullptr;
+      else
+        s->head = nullptr;
+    }
+    s->lock.unlock();
+  }
+  return -1;
 }
 
 // Registers one access under its State's lock; true when it must wait.
@@ -206,60 +254,51 @@ namespace {
   void* mem = alloc_bytes(w, fn_offset + ops.size, &cls);
   Node* n = ::new (mem) Node(d, &ops, affinity, static_cast<std::uint32_t>(fn_offset), cls);
   AccessRec* recs = n->recs();
-  std::size_t m;
-  bool fast = false;
   try {
-    if (root && count != 0 && prepare_fast(acc, count, recs, root)) [[likely]] {
-      m = count;
-      fast = true;
-    } else {
-      m = prepare(acc, count, recs, root, machine_nodes(w->rt) == 1);
-    }
     construct(static_cast<char*>(mem) + fn_offset, src);
   } catch (...) {
     free_bytes(w, mem, cls);
     throw;
   }
-  n->naccess = static_cast<std::uint16_t>(m);
-
-  // Counted before it can finish.
-  d->count.fetch_add(1, std::memory_order_relaxed);
-
-  if (!root) [[unlikely]] {
-    d->table_lock.lock();
+  // Two-phase locking in index order (see flow.hpp).
+  const std::uint32_t epoch = d->error_epoch.load(std::memory_order_relaxed);
+  bool poisoned = false;
+  int waiting = root ? register_fast(acc, count, recs, root, epoch, &poisoned) : -1;
+  std::size_t m = count;
+  if (waiting < 0) [[unlikely]] {
+    poisoned = false;
+    waiting = 0;
     try {
-      for (std::size_t i = 0; i < m; ++i) recs[i].state = child_state(d, recs[i].index, w);
+      m = prepare(acc, count, recs, root, machine_nodes(w->rt) == 1);
     } catch (...) {
-      d->table_lock.unlock();
-      d->count.fetch_sub(1, std::memory_order_relaxed);
       if (ops.destroy) ops.destroy(n->fn());
       free_bytes(w, mem, cls);
       throw;
     }
-    d->table_lock.unlock();
-  }
-
-  // Two-phase locking in index order (see flow.hpp).
-  const std::uint32_t epoch = d->error_epoch.load(std::memory_order_relaxed);
-  bool poisoned = false;
-  int waiting = 0;
-  if (fast) [[likely]] {
-    // (prepare_fast saw each State's totals belong to the handle.)
+    if (!root) {
+      d->table_lock.lock();
+      try {
+        for (std::size_t i = 0; i < m; ++i) recs[i].state = child_state(d, recs[i].index, w);
+      } catch (...) {
+        d->table_lock.unlock();
+        if (ops.destroy) ops.destroy(n->fn());
+        free_bytes(w, mem, cls);
+        throw;
+      }
+      d->table_lock.unlock();
+    }
     for (std::size_t i = 0; i < m; ++i) {
       State* s = recs[i].state;
       s->lock.lock();  // (registering under the locks taken so far is still two-phase)
-      waiting += register_access(s, &recs[i], epoch, &poisoned);
-    }
-  } else {
-    for (std::size_t i = 0; i < m; ++i) {
-      State* s = recs[i].state;
-      s->lock.lock();
       const std::uint32_t gen = recs[i].entry->live.load(std::memory_order_relaxed);
       if (root && s->generation.load(std::memory_order_relaxed) != gen) [[unlikely]]
         s->reset_totals(gen);  // a new handle in this registry slot
       waiting += register_access(s, &recs[i], epoch, &poisoned);
     }
   }
+  n->naccess = static_cast<std::uint16_t>(m);
+  // Counted before it can finish (it cannot before the locks go).
+  d->count.fetch_add(1, std::memory_order_relaxed);
   // Before the locks go: an activation (under a lock) decrements it.
   n->preds.store(waiting, std::memory_order_relaxed);
   if (poisoned) n->poisoned.store(1, std::memory_order_relaxed);

@@ -286,6 +286,38 @@ TEST(DataflowBadUse, HandlesSeenBeforeAreStillChecked) {
   canopy::data_free(again);
 }
 
+TEST(DataflowBadUse, AFailedSubmissionLeavesNoQueuedAccessBehind) {
+  // The quick path registers each access as it checks it; when a later one
+  // fails (here a freed handle after a handle whose writer is still
+  // running, so the read was queued), the registrations made so far are
+  // undone. A read left queued would never run and wait_all would hang.
+  Runtime rt(options(2));
+  char buf[2][64];
+  Data a = canopy::data_register(buf[0], 64), b = canopy::data_register(buf[1], 64);
+  if (b.index < a.index) std::swap(a, b);  // a is first in lock order
+  std::atomic<bool> go{false};
+  int ran = 0;
+  rt.run([&] {
+    canopy::submit({canopy::read(a), canopy::write(b)}, [&] { ++ran; });  // both States know their entries
+    canopy::wait_all();
+    canopy::data_free(b);
+    canopy::submit({canopy::write(a)}, [&] {
+      while (!go.load()) std::this_thread::yield();
+      ++ran;
+    });
+    expect_error([&] { canopy::submit({canopy::read(a), canopy::write(b)}, [&] { ran += 100; }); },
+                 "access 1 of 2: data handle #");
+    expect_error([&] { canopy::submit({canopy::write(a), canopy::read(b)}, [&] { ran += 100; }); },
+                 "access 1 of 2: data handle #");
+    go = true;
+    canopy::submit({canopy::read_write(a)}, [&] { ++ran; });
+    canopy::wait_all();
+  });
+  EXPECT_EQ(ran, 3);
+  EXPECT_EQ(canopy::data_locality(a).accesses, 3u);
+  canopy::data_free(a);
+}
+
 TEST(DataflowBadUse, ThrowingCopyLeavesNothingBehind) {
   Runtime rt(options(1));
   Handles h(1);
