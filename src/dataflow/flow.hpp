@@ -239,11 +239,6 @@ void make_ready(Node* n, Worker* w);
 void run_now(Node* n, Worker* w);
 // Runs the ready list (linked by link.next) through make_ready.
 void schedule_list(Node* head, Worker* w);
-// Called by a task's last holder: releases its accesses, counts it in its
-// domain; returns a task it made ready for the caller to run next (or nullptr).
-// `plain`: it ran here, on a one-node runtime, without failing, and has no
-// children (the quick release applies if it is a top-level task).
-Node* finish(Node* n, Worker* w, bool plain);
 void record_error(Domain* d, std::exception_ptr e) noexcept;
 // The deque bottom when the calling thread's current task body started.
 std::int64_t current_body_base();
