@@ -98,8 +98,11 @@ void measure(const Args& a, const char* bench, const char* impl, double count, c
 }
 
 // EPCC's delay: a busy loop of a calibrated length, the work each thread
-// does inside a construct (EPCC's default: 0.1 µs).
-inline void spin(long iterations) {
+// does inside a construct (EPCC's default: 0.1 µs). Never inlined, and
+// aligned: the calibration and every construct run the very same loop code
+// (inlined copies placed differently ran up to 2x faster or slower, which
+// made overheads come out negative).
+[[gnu::noinline, gnu::aligned(64)]] inline void spin(long iterations) {
   for (long i = 0; i < iterations; ++i) asm volatile("");
 }
 
