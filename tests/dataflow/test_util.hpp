@@ -1,41 +1,23 @@
-// Shared helpers of the data-flow tests: worker counts (1, 2 and more than
-// this machine's CPUs), a scale factor for sanitizer builds, and handles
-// that are freed at the end of a test.
+// Shared helpers of the data-flow tests: the runtime tests' worker counts
+// and options (tests/runtime/test_util.hpp), a lighter scale factor for
+// sanitizer builds, and handles that are freed at the end of a test.
 #pragma once
-#include <algorithm>
+#include <cstddef>
 #include <cstdint>
-#include <string>
-#include <thread>
 #include <vector>
 
+#include "../runtime/test_util.hpp"
 #include "canopy/data.hpp"
-#include "canopy/runtime.hpp"
 
 namespace dataflow_test {
 
-inline const std::vector<int> kWorkerCounts = {
-    1, 2, std::max(5, static_cast<int>(std::thread::hardware_concurrency()) + 1)};
+using canopy_test::kWorkerCounts;
+using canopy_test::options;
+using canopy_test::worker_name;
 
-#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
-inline constexpr std::int64_t kScaleDown = 20;
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
-inline constexpr std::int64_t kScaleDown = 20;
-#else
-inline constexpr std::int64_t kScaleDown = 1;
-#endif
-#else
-inline constexpr std::int64_t kScaleDown = 1;
-#endif
-
-inline canopy::RuntimeOptions options(int workers) {
-  canopy::RuntimeOptions o;
-  o.num_threads = workers;
-  o.bind = canopy::BindMode::None;
-  return o;
-}
-
-inline std::string worker_name(int n) { return std::to_string(n) + "workers"; }
+// Stress sizes are divided by this under sanitizers: less than the runtime
+// tests' factor, since each data-flow task also checks versions and locks.
+inline constexpr std::int64_t kScaleDown = canopy_test::kScaleDown > 1 ? 20 : 1;
 
 // n registered handles over one small region each, freed by the destructor.
 class Handles {
