@@ -11,6 +11,8 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <string>
+#include <string_view>
 
 #include "canopy/error.hpp"
 #include "topology/hwloc_handle.hpp"
@@ -61,6 +63,23 @@ void check_synthetic_size(const std::string& desc) {
   if (total > kMaxPUs)
     throw Error(fmt::format("synthetic topology '{}': {:.0f} PUs is more than the limit of {}", desc, total,
                             kMaxPUs));
+}
+
+// hwloc 2.9 aborts the whole process (a failed assert in
+// hwloc_synthetic_process_indexes) on some interleaved index attributes,
+// e.g. "(indexes=numa:core)core:3 pu:1" (found by fuzz_synthetic). That
+// form ("indexes=<type>:<type>...") is refused before hwloc sees it;
+// explicit index lists ("indexes=0,2,1,3") are passed on.
+void check_synthetic_attributes(const std::string& desc) {
+  static constexpr std::string_view kIndexes = "indexes=";
+  for (size_t at = desc.find(kIndexes); at != std::string::npos; at = desc.find(kIndexes, at + 1)) {
+    const size_t v = at + kIndexes.size();
+    if (v < desc.size() && std::isalpha(static_cast<unsigned char>(desc[v])))
+      throw Error(fmt::format(
+          "synthetic topology '{}': interleaved indexes ('indexes=<type>:<type>') are not supported; "
+          "expected an explicit list of OS indexes such as 'indexes=0,2,1,3'",
+          desc));
+  }
 }
 
 }  // namespace
@@ -353,6 +372,7 @@ Topology Topology::from_synthetic(const std::string& description) {
   trimmed.erase(0, trimmed.find_first_not_of(" \t\n"));
   if (trimmed.empty()) throw Error("synthetic topology: the description is empty");
   check_synthetic_size(description);
+  check_synthetic_attributes(description);
   hwloc_topology_t t = new_topology();
   if (hwloc_topology_set_synthetic(t, description.c_str()) != 0) {
     hwloc_topology_destroy(t);
