@@ -15,7 +15,7 @@ section "1. This machine (the PUs this process may use)"
 "$canopy" topology
 
 section "2. A bigger machine: '$big' (synthetic)"
-"$canopy" topology --input "$big" | head -n 16
+"$canopy" topology --input "$big" | sed -n 1,16p  # reads all its input: no SIGPIPE for canopy
 "$canopy" topology --input "$big" --of svg -o "$out/smp12.svg"
 echo "(picture: $out/smp12.svg)"
 
@@ -29,7 +29,7 @@ section "4. Every policy on it, on '$big': cost table"
 "$canopy" compare --input "$big" --matrix "$matrix"
 
 section "5. The chosen placement"
-"$canopy" map --input "$big" --matrix "$matrix" --svg "$out/placement.svg" --of table | head -n 16
+"$canopy" map --input "$big" --matrix "$matrix" --svg "$out/placement.svg" --of table | sed -n 1,16p  # reads all its input: no SIGPIPE for canopy
 echo "...   (picture: $out/placement.svg)"
 
 section "6. Fewer tasks than PUs: a 28-task pipeline, spread (default) and packed"
