@@ -23,6 +23,17 @@ def binary(bindir, problem, impl):
     return os.path.join(bindir, f"canopy_bench_{problem}_{impl.replace('-', '_')}")
 
 
+def built_programs(bindir, problem, impls):
+    """(impl, path) of each competitor of `problem` that was built; the others
+    are named on stderr and left out."""
+    for impl in impls:
+        exe = binary(bindir, problem, impl)
+        if os.path.exists(exe):
+            yield impl, exe
+        else:
+            print(f"(skipping {os.path.basename(exe)}: not built)", file=sys.stderr)
+
+
 def run(cmd, env_extra=None, timeout=900):
     """The program's stdout; RuntimeError (with the end of its stderr) when it fails."""
     env = dict(os.environ)

@@ -31,7 +31,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
-from benchlib import OMP_ENV, add_results, binary, collect_with_load_report, median, run, run_quietly, table  # noqa: E402
+from benchlib import OMP_ENV, add_results, binary, built_programs, collect_with_load_report, median, run, run_quietly, table  # noqa: E402
 
 # problem: programs (impl part of the binary name); a program may print
 # several competitors (tbb and tbb-prebuilt, gomp-for and gomp-depend).
@@ -75,11 +75,7 @@ def jobs_for(args):
     for problem, impls in PROBLEMS.items():
         if problem not in args.only:
             continue
-        for impl in impls:
-            exe = binary(args.bin, problem, impl)
-            if not os.path.exists(exe):
-                print(f"(skipping {os.path.basename(exe)}: not built)", file=sys.stderr)
-                continue
+        for impl, exe in built_programs(args.bin, problem, impls):
             for t in args.threads:
                 if impl == "sequential" and t != 1:
                     continue

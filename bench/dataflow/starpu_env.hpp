@@ -47,4 +47,17 @@ class StarpuSession {
   std::string sched_;
 };
 
+// A CPU codelet whose first buffers are read and whose last one is accessed
+// with `last` (STARPU_W or STARPU_RW): the shape of every task here.
+inline starpu_codelet make_codelet(starpu_cpu_func_t f, int buffers, const char* name,
+                                   starpu_data_access_mode last) {
+  starpu_codelet cl;
+  starpu_codelet_init(&cl);
+  cl.cpu_funcs[0] = f;
+  cl.nbuffers = buffers;
+  for (int b = 0; b < buffers; ++b) cl.modes[b] = b + 1 < buffers ? STARPU_R : last;
+  cl.name = name;
+  return cl;
+}
+
 }  // namespace bench

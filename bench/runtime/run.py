@@ -20,7 +20,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
-from benchlib import OMP_ENV, add_results, binary, collect_with_load_report, median, run_quietly, table  # noqa: E402
+from benchlib import OMP_ENV, add_results, binary, built_programs, collect_with_load_report, median, run_quietly, table  # noqa: E402
 
 PROBLEMS = {
     # problem: (competitors, default size, size for --smoke)
@@ -39,11 +39,7 @@ def collect(args):
     for problem, (impls, _, smoke_n) in PROBLEMS.items():
         if args.only and problem not in args.only:
             continue
-        for impl in impls:
-            exe = binary(args.bin, problem, impl)
-            if not os.path.exists(exe):
-                print(f"(skipping {os.path.basename(exe)}: not built)", file=sys.stderr)
-                continue
+        for impl, exe in built_programs(args.bin, problem, impls):
             for t in args.threads:
                 if impl == "sequential" and t != 1:
                     continue

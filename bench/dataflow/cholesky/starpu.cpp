@@ -22,26 +22,16 @@ void trsm_cpu(void* b[], void*) { bench::chol::trsm(tile(b[0]), tile(b[1]), g_nb
 void syrk_cpu(void* b[], void*) { bench::chol::syrk(tile(b[0]), tile(b[1]), g_nb); }
 void gemm_cpu(void* b[], void*) { bench::chol::gemm(tile(b[0]), tile(b[1]), tile(b[2]), g_nb); }
 
-starpu_codelet make_codelet(starpu_cpu_func_t f, int buffers, const char* name) {
-  starpu_codelet cl;
-  starpu_codelet_init(&cl);
-  cl.cpu_funcs[0] = f;
-  cl.nbuffers = buffers;
-  for (int b = 0; b < buffers; ++b) cl.modes[b] = b + 1 < buffers ? STARPU_R : STARPU_RW;
-  cl.name = name;
-  return cl;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
   const bench::df::Args a = bench::df::parse_args(argc, argv);
   bench::chol::blas_threads(1);
   const bench::StarpuSession session(a.threads);
-  starpu_codelet potrf = make_codelet(potrf_cpu, 1, "potrf");
-  starpu_codelet trsm = make_codelet(trsm_cpu, 2, "trsm");
-  starpu_codelet syrk = make_codelet(syrk_cpu, 2, "syrk");
-  starpu_codelet gemm = make_codelet(gemm_cpu, 3, "gemm");
+  starpu_codelet potrf = bench::make_codelet(potrf_cpu, 1, "potrf", STARPU_RW);
+  starpu_codelet trsm = bench::make_codelet(trsm_cpu, 2, "trsm", STARPU_RW);
+  starpu_codelet syrk = bench::make_codelet(syrk_cpu, 2, "syrk", STARPU_RW);
+  starpu_codelet gemm = bench::make_codelet(gemm_cpu, 3, "gemm", STARPU_RW);
   const bench::chol::Size s = bench::chol::size(a, argv[0]);
   g_nb = s.nb;
   const long nt = s.nt;

@@ -26,16 +26,6 @@ void tile_cpu(void* buffers[], void*) {
   bench::wf::tile(g_v, g_n, k / g_n, k % g_n, g_stamp, g_spin);
 }
 
-starpu_codelet make_codelet(int buffers, starpu_cpu_func_t f, const char* name) {
-  starpu_codelet cl;
-  starpu_codelet_init(&cl);
-  cl.cpu_funcs[0] = f;
-  cl.nbuffers = buffers;
-  for (int b = 0; b < buffers; ++b) cl.modes[b] = b + 1 < buffers ? STARPU_R : STARPU_W;
-  cl.name = name;
-  return cl;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -45,9 +35,9 @@ int main(int argc, char** argv) {
   g_n = n;
   g_v = v.data();
   const bench::StarpuSession session(a.threads);
-  starpu_codelet cl1 = make_codelet(1, tile_cpu<1>, "tile0");
-  starpu_codelet cl2 = make_codelet(2, tile_cpu<2>, "tile1");
-  starpu_codelet cl3 = make_codelet(3, tile_cpu<3>, "tile2");
+  starpu_codelet cl1 = bench::make_codelet(tile_cpu<1>, 1, "tile0", STARPU_W);
+  starpu_codelet cl2 = bench::make_codelet(tile_cpu<2>, 2, "tile1", STARPU_W);
+  starpu_codelet cl3 = bench::make_codelet(tile_cpu<3>, 3, "tile2", STARPU_W);
   std::vector<starpu_data_handle_t> h(static_cast<std::size_t>(n * n));
   for (long k = 0; k < n * n; ++k)
     starpu_variable_data_register(&h[k], STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(&v[k]), sizeof(v[k]));
