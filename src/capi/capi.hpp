@@ -3,7 +3,9 @@
 // exception into a canopy_status_t and keeps the message for
 // canopy_last_error(), so that nothing thrown ever crosses the C boundary.
 #pragma once
+#include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <new>
 #include <string>
@@ -117,8 +119,21 @@ void check_flags(unsigned flags, unsigned allowed);
 // The buffer convention of canopy.h: stores the needed size, copies what
 // fits, and fails with ENOBUFS when the buffer is too small.
 void copy_string(const std::string& s, char* buf, std::size_t size, std::size_t* needed);
-// The same for arrays of ints (no NUL): `count` receives values.size().
-void copy_ints(const std::vector<int>& values, int* out, std::size_t capacity, std::size_t* count);
+// The same for arrays (no NUL): `count` receives values.size(); a NULL
+// array with capacity 0 only asks for the count.
+template <class T>
+void copy_array(const std::vector<T>& values, T* out, std::size_t capacity, std::size_t* count) {
+  if (count) *count = values.size();
+  if (!out) {
+    if (capacity != 0) fail(CANOPY_EINVAL, "the array is NULL but its capacity is " + std::to_string(capacity));
+    return;
+  }
+  const std::size_t n = std::min(capacity, values.size());
+  if (n) std::memcpy(out, values.data(), n * sizeof(T));
+  if (capacity < values.size())
+    fail(CANOPY_ENOBUFS, "array of " + std::to_string(capacity) + " entries is too small: " +
+                             std::to_string(values.size()) + " needed");
+}
 
 // Map options (flags + weights) from the C flag word.
 void apply_flags(unsigned flags, bool& pack, Granularity& granularity, Helpers& helpers);

@@ -53,18 +53,6 @@ void copy_string(const std::string& s, char* buf, std::size_t size, std::size_t*
   fail(CANOPY_ENOBUFS, fmt::format("buffer of {} bytes is too small: {} needed", size, need));
 }
 
-void copy_ints(const std::vector<int>& values, int* out, std::size_t capacity, std::size_t* count) {
-  if (count) *count = values.size();
-  if (!out) {
-    if (capacity != 0) fail(CANOPY_EINVAL, fmt::format("the array is NULL but its capacity is {}", capacity));
-    return;  // a count query
-  }
-  const std::size_t n = std::min(capacity, values.size());
-  if (n) std::memcpy(out, values.data(), n * sizeof(int));
-  if (capacity < values.size())
-    fail(CANOPY_ENOBUFS, fmt::format("array of {} ints is too small: {} needed", capacity, values.size()));
-}
-
 void apply_flags(unsigned flags, bool& pack, Granularity& granularity, Helpers& helpers) {
   check_flags(flags, CANOPY_MAP_ALL_FLAGS);
   pack = flags & CANOPY_MAP_PACK;

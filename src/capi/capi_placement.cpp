@@ -116,7 +116,7 @@ canopy_status_t canopy_placement_task_binding(const canopy_placement_t* placemen
   return guard("canopy_placement_task_binding", CANOPY_EINVAL, [&] {
     const canopy_placement& pl = placement_of(placement);
     check_task(pl, task);
-    copy_ints(binding_os(pl, task), os_indexes, capacity, count);
+    copy_array(binding_os(pl, task), os_indexes, capacity, count);
   });
 }
 
@@ -166,7 +166,7 @@ canopy_status_t canopy_placement_tasks_per_numa(const canopy_placement_t* placem
       int numa = pl.topo.pu(pu).numa;
       if (numa >= 0 && numa < static_cast<int>(per.size())) ++per[numa];
     }
-    copy_ints(per, counts, capacity, count);
+    copy_array(per, counts, capacity, count);
   });
 }
 

@@ -46,7 +46,7 @@ canopy_status_t canopy_thread_bind(const int* os_indexes, size_t count) {
 
 canopy_status_t canopy_thread_binding(int* os_indexes, size_t capacity, size_t* count) {
   return guard("canopy_thread_binding", CANOPY_EINVAL,
-               [&] { copy_ints(current_thread_binding(), os_indexes, capacity, count); });
+               [&] { copy_array(current_thread_binding(), os_indexes, capacity, count); });
 }
 
 canopy_status_t canopy_thread_cpu(int* os_index) {

@@ -35,19 +35,6 @@ DataPlacement placement_from_c(const canopy_data_placement_t& c) {
                                   kind));
 }
 
-template <class T>
-void copy_array(const std::vector<T>& values, T* out, std::size_t capacity, std::size_t* count) {
-  if (count) *count = values.size();
-  if (!out) {
-    if (capacity != 0) fail(CANOPY_EINVAL, fmt::format("the array is NULL but its capacity is {}", capacity));
-    return;  // a count query
-  }
-  const std::size_t n = std::min(capacity, values.size());
-  if (n) std::memcpy(out, values.data(), n * sizeof(T));
-  if (capacity < values.size())
-    fail(CANOPY_ENOBUFS, fmt::format("array of {} entries is too small: {} needed", capacity, values.size()));
-}
-
 }  // namespace
 
 extern "C" {
