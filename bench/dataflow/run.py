@@ -3,6 +3,7 @@
 
     python3 bench/dataflow/run.py --bin build/bin [--rounds 5] [--threads 1,2]
                                   [--only wavefront,cholesky,stream,jacobi2d]
+                                  [--jacobi-blocks 32,256,1024]
                                   [--callgrind] [--smoke] [--markdown]
 
 Every competitor is a separate program (canopy_bench_<problem>_<impl>); they
@@ -17,6 +18,14 @@ moment in between), as bench/runtime/run.py does.
 The busy wavefront's delay is calibrated once (the sequential program's
 --calibrate) and passed to every program (--spin), so that all do the same
 work; efficiency = sequential time / (threads x time).
+
+The Jacobi programs with tasks (gomp-depend, libomp-depend, canopy) run at
+every row-block count of --jacobi-blocks, and each appears once per count
+("canopy 1024b"): how fine the blocks must be for a runtime to gain from
+running the blocks of later sweeps while their rows are still in cache is
+the runtime's business, so every peer is compared at each count and the
+best peer is the best of all of them. The `-for` versions do not use blocks
+(one per thread) and appear once.
 
 --callgrind counts instructions per dependent task of the empty-task
 wavefront on 1 thread (valgrind --tool=callgrind): the instructions of a
@@ -86,8 +95,33 @@ def jobs_for(args):
                     cmd += ["--spin", str(spin)]
                 if problem == "cholesky" and args.tile:
                     cmd += ["--tile", str(args.tile)]
+                if problem == "jacobi2d" and not args.smoke:
+                    for b in args.jacobi_blocks:
+                        jobs.append((cmd + ["--blocks", str(b)], env_for(impl, t, args)))
+                    continue
                 jobs.append((cmd, env_for(impl, t, args)))
     return jobs
+
+
+def jacobi_by_blocks(out, cmd, first_blocks):
+    """A Jacobi program's RESULT lines with the block count in the task versions' names.
+
+    `-for` versions do not depend on --blocks: kept from the first count's run only.
+    """
+    if "--blocks" not in cmd:
+        return out
+    blocks = cmd[cmd.index("--blocks") + 1]
+    lines = []
+    for line in out.splitlines():
+        m = re.search(r"impl=(\S+)", line)
+        if line.startswith("RESULT") and m:
+            if m.group(1).endswith("-for"):
+                if blocks != str(first_blocks):
+                    continue
+            else:
+                line = line.replace(m.group(0), f"impl={m.group(1)}-{blocks}b")
+        lines.append(line)
+    return "\n".join(lines)
 
 
 def collect(args):
@@ -108,14 +142,19 @@ def collect(args):
                                       on_failure=None if args.smoke else failed)
             args.reruns += reruns
             if out:
-                add_results(results, out, cmd)
+                add_results(results, jacobi_by_blocks(out, cmd, args.jacobi_blocks[0]), cmd)
     return results
 
 
 def impls_of(results, bench):
     """Competitors of a bench in a stable order: peers, then canopy ones, sequential last."""
-    names = sorted({i for (b, i, _) in results if b == bench})
-    return sorted(names, key=lambda i: (i.startswith("canopy"), i == "sequential", i))
+    names = {i for (b, i, _) in results if b == bench}
+
+    def blocks(i):  # "canopy-1024b" -> 1024 (Jacobi), else 0
+        m = re.search(r"-(\d+)b$", i)
+        return int(m.group(1)) if m else 0
+    return sorted(names, key=lambda i: (i.startswith("canopy"), i == "sequential", re.sub(r"-\d+b$", "", i),
+                                        blocks(i)))
 
 
 def is_peer(impl):
@@ -189,7 +228,8 @@ def report(results, args):
 
         per_unit_table(results, args, "triad", "STREAM triad (OpenMP, 3 x 128 MiB): GB/s", 1e9, "GB/s", rate=True)
         per_unit_table(results, args, "jacobi2d",
-                       "Jacobi 2D 4096x4096, 20 sweeps, 32 row blocks: GB/s (16 bytes per point and sweep), "
+                       "Jacobi 2D 4096x4096, 20 sweeps, task versions at each row-block count (-<count>b): "
+                       "GB/s (16 bytes per point and sweep), "
                        "fraction of triad at the same thread count", 1e9, "GB/s", rate=True, extra=frac)
 
 
@@ -234,6 +274,8 @@ def main():
     ap.add_argument("--threads", default="1,2", help="thread counts, comma separated")
     ap.add_argument("--only", default="", help="problems to run, comma separated (wavefront,cholesky,stream,jacobi2d)")
     ap.add_argument("--tile", type=int, default=0, help="Cholesky tile size (default 256)")
+    ap.add_argument("--jacobi-blocks", default="32,256,1024",
+                    help="row-block counts of the Jacobi task versions, comma separated (default 32,256,1024)")
     ap.add_argument("--starpu-sched", default="lws", help="StarPU scheduler (STARPU_SCHED), default lws")
     ap.add_argument("--callgrind", action="store_true", help="also count instructions per dependent task")
     ap.add_argument("--callgrind-n", type=int, default=128, help="wavefront side for --callgrind (default 128)")
@@ -243,6 +285,13 @@ def main():
                     help="run a program again when other processes used more than this share of the CPUs")
     args = ap.parse_args()
     args.threads = [int(t) for t in args.threads.split(",")]
+    bad_blocks = f"--jacobi-blocks: expected positive integers separated by commas, got {args.jacobi_blocks!r}"
+    try:
+        args.jacobi_blocks = [int(b) for b in args.jacobi_blocks.split(",")]
+    except ValueError:
+        ap.error(bad_blocks)
+    if min(args.jacobi_blocks) < 1:
+        ap.error(bad_blocks)
     args.only = [p for p in args.only.split(",") if p] or list(PROBLEMS)
     unknown = [p for p in args.only if p not in PROBLEMS]
     if unknown:
