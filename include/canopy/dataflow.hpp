@@ -61,31 +61,44 @@ struct DataLocality {
 
 namespace detail::flow {
 
-// What the out-of-line submission needs to know about a callable type.
+// What the out-of-line submission needs to know about a callable, per
+// forwarding type F (a copy from an lvalue, a move from an rvalue).
 struct FnOps {
   std::size_t size;
   std::size_t align;
   void (*invoke)(void* fn);
   void (*destroy)(void* fn);  // nullptr: trivially destructible
+  // Constructs the callable at `dst` from `src` (the argument of submit).
+  void (*construct)(void* dst, void* src);
+  // Makes the callable from `src` here, sets *made, calls it and destroys
+  // it (a task run at submission: one call, the callable on this frame). An
+  // exception before *made is set comes from making it, after from the call.
+  void (*run_here)(void* src, bool* made);
 };
 
-template <class Fn>
-inline constexpr FnOps kFnOps = {
-    sizeof(Fn), alignof(Fn), [](void* p) { (*static_cast<Fn*>(p))(); },
-    std::is_trivially_destructible_v<Fn> ? nullptr : +[](void* p) { static_cast<Fn*>(p)->~Fn(); }};
-
-// Constructs the callable at `dst` from `src` (a forwarding reference).
-using Construct = void (*)(void* dst, void* src);
+template <class F>
+struct FnOpsOf {
+  using Fn = std::decay_t<F>;
+  static void invoke(void* p) { (*static_cast<Fn*>(p))(); }
+  static void destroy(void* p) { static_cast<Fn*>(p)->~Fn(); }
+  static void construct(void* dst, void* src) {
+    ::new (dst) Fn(std::forward<F>(*static_cast<std::remove_reference_t<F>*>(src)));
+  }
+  static void run_here(void* src, bool* made) {
+    Fn fn(std::forward<F>(*static_cast<std::remove_reference_t<F>*>(src)));
+    *made = true;
+    fn();
+  }
+};
 
 template <class F>
-void construct_fn(void* dst, void* src) {
-  using Fn = std::decay_t<F>;
-  ::new (dst) Fn(std::forward<F>(*static_cast<std::remove_reference_t<F>*>(src)));
-}
+inline constexpr FnOps kFnOps = {sizeof(std::decay_t<F>), alignof(std::decay_t<F>), &FnOpsOf<F>::invoke,
+                                 std::is_trivially_destructible_v<std::decay_t<F>> ? nullptr : &FnOpsOf<F>::destroy,
+                                 &FnOpsOf<F>::construct, &FnOpsOf<F>::run_here};
 
 // rt == nullptr: the calling worker's runtime, else default_runtime().
 void submit(RuntimeCore* rt, const Access* accesses, std::size_t count, const Affinity& affinity, const FnOps& ops,
-            Construct construct, void* src);
+            void* src);
 void wait_all(RuntimeCore* rt);
 void wait(RuntimeCore* rt, Data d);
 
@@ -101,8 +114,8 @@ void submit(std::span<const Access> accesses, F&& f, Affinity affinity = {}) {
   using Fn = std::decay_t<F>;
   static_assert(std::is_invocable_v<Fn&>, "submit needs a callable with no arguments");
   static_assert(alignof(Fn) <= 64, "submit: callables aligned to more than 64 bytes are not supported");
-  detail::flow::submit(nullptr, accesses.data(), accesses.size(), affinity, detail::flow::kFnOps<Fn>,
-                       &detail::flow::construct_fn<F&&>, const_cast<void*>(static_cast<const void*>(&f)));
+  detail::flow::submit(nullptr, accesses.data(), accesses.size(), affinity, detail::flow::kFnOps<F&&>,
+                       const_cast<void*>(static_cast<const void*>(&f)));
 }
 template <class F>
 void submit(std::initializer_list<Access> accesses, F&& f, Affinity affinity = {}) {
@@ -113,8 +126,8 @@ void submit(Runtime& rt, std::span<const Access> accesses, F&& f, Affinity affin
   using Fn = std::decay_t<F>;
   static_assert(std::is_invocable_v<Fn&>, "submit needs a callable with no arguments");
   static_assert(alignof(Fn) <= 64, "submit: callables aligned to more than 64 bytes are not supported");
-  detail::flow::submit(rt.core(), accesses.data(), accesses.size(), affinity, detail::flow::kFnOps<Fn>,
-                       &detail::flow::construct_fn<F&&>, const_cast<void*>(static_cast<const void*>(&f)));
+  detail::flow::submit(rt.core(), accesses.data(), accesses.size(), affinity, detail::flow::kFnOps<F&&>,
+                       const_cast<void*>(static_cast<const void*>(&f)));
 }
 template <class F>
 void submit(Runtime& rt, std::initializer_list<Access> accesses, F&& f, Affinity affinity = {}) {

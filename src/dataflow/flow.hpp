@@ -91,15 +91,26 @@ struct alignas(64) State {
   // instead of a call to data_entry. Set by the first submission (relaxed:
   // every writer stores the same value).
   std::atomic<DataEntry*> entry{nullptr};
-  // Locality totals (top-level States only; written and read (data_locality)
-  // under the lock: plain adds).
-  std::uint64_t local_bytes = 0;
-  std::uint64_t remote_bytes = 0;
-  std::uint64_t accesses = 0;
+  // Locality totals (top-level States only). One writer at a time: a
+  // release under the lock, or the one-worker inline path (inline.hpp)
+  // without it, which excludes every other writer by other means; read by
+  // data_locality under the lock. Atomics (relaxed loads and stores, the
+  // code of plain ones) so that a reader never races with the lock-free writer.
+  std::atomic<std::uint64_t> local_bytes{0};
+  std::atomic<std::uint64_t> remote_bytes{0};
+  std::atomic<std::uint64_t> accesses{0};
   // A new handle in this registry slot (the lock held): totals start at 0.
   void reset_totals(std::uint32_t gen) {
     generation.store(gen, std::memory_order_relaxed);
-    local_bytes = remote_bytes = accesses = 0;
+    local_bytes.store(0, std::memory_order_relaxed);
+    remote_bytes.store(0, std::memory_order_relaxed);
+    accesses.store(0, std::memory_order_relaxed);
+  }
+  // One access's bytes (the single writer: see above).
+  void add_totals(std::uint64_t local, std::uint64_t remote) {
+    local_bytes.store(local_bytes.load(std::memory_order_relaxed) + local, std::memory_order_relaxed);
+    if (remote) remote_bytes.store(remote_bytes.load(std::memory_order_relaxed) + remote, std::memory_order_relaxed);
+    accesses.store(accesses.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
   }
 };
 static_assert(sizeof(State) == 64);
@@ -137,6 +148,10 @@ struct Domain {
   std::atomic<ErrorBox*> error{nullptr};
   // Bumped when an error is reported: States poisoned in an older epoch are clean.
   std::atomic<std::uint32_t> error_epoch{1};
+  // The newest epoch in which a State of this domain was poisoned (raised
+  // with note_poison): while it is older than error_epoch no State is
+  // poisoned, and the inline path need not look (inline.hpp).
+  std::atomic<std::uint32_t> poison_epoch{0};
   SpinLock wait_lock;
   AllWaiter* waiters = nullptr;  // under wait_lock
   Flow* flow = nullptr;          // the top level it belongs to
@@ -156,9 +171,21 @@ struct Domain {
   Entry inline_table[kInline] = {};
 };
 
+// A State of d was poisoned in `epoch` (the State's lock held).
+inline void note_poison(Domain* d, std::uint32_t epoch) {
+  std::uint32_t cur = d->poison_epoch.load(std::memory_order_relaxed);
+  while (cur < epoch && !d->poison_epoch.compare_exchange_weak(cur, epoch, std::memory_order_relaxed)) {
+  }
+}
+
 // The top level of one runtime.
 struct Flow {
   Domain root;
+  // 1 while worker 0 of a one-worker runtime runs a top-level task inline,
+  // unregistered (inline.hpp). Written by that worker only; the other
+  // submitters of a one-worker runtime count themselves in root.count first,
+  // then wait while it is 1 (Dekker: both sides seq_cst).
+  std::atomic<std::uint8_t> inline_running{0};
   // Only the address: a runtime may be destroyed and another created at the
   // same address, which then inherits this (idle) Flow. So nothing about
   // the runtime's configuration is kept here; see run.cpp.
@@ -175,6 +202,9 @@ struct Flow {
 struct Node {
   Node(Domain* d, const FnOps* o, const Affinity& a, std::uint32_t offset, std::int8_t cls)
       : size_class(cls), affinity(a), domain(d), ops(o), fn_offset(offset) {}
+  // The node of a body run inline (inline.hpp: one per thread, constant-
+  // initialized): only its domain and children matter.
+  constexpr Node() = default;
   AffineTask link;  // for detail::schedule and the ready lists (link.next)
   std::atomic<std::int32_t> preds{0};  // queued accesses not yet activated
   std::uint16_t naccess = 0;
@@ -195,22 +225,31 @@ static_assert(alignof(Node) <= 16 && sizeof(Node) % alignof(AccessRec) == 0);
 
 inline Node* node_of(AccessRec* r) { return reinterpret_cast<Node*>(r - r->slot) - 1; }
 
-// The data-flow task the calling thread is running (its body), or nullptr.
-extern constinit thread_local Node* tls_node;
+// The calling thread's data-flow state, in one thread-local object (one
+// address computation on the submission path, not one per variable).
+struct ThreadFlow {
+  // The data-flow task the thread is running (its body), or nullptr.
+  Node* node = nullptr;
+  // The deque bottom when the thread's current task body started.
+  std::int64_t body_base = 0;
+  // The Flow of the runtime last used (flow_of).
+  RuntimeCore* cache_rt = nullptr;
+  Flow* cache_flow = nullptr;
+  // The node that stands for a body run inline (inline.hpp): a thread runs
+  // at most one, as the path is taken only outside any data-flow body. Its
+  // children pointer is nullptr between bodies.
+  Node inline_node;
+};
+extern constinit thread_local ThreadFlow tls_flow;
 
 // ---- states.cpp / submit.cpp / run.cpp / wait.cpp ----
-struct FlowCache {
-  RuntimeCore* rt = nullptr;
-  Flow* flow = nullptr;
-};
-extern constinit thread_local FlowCache tls_flow_cache;
 Flow* flow_of_slow(RuntimeCore* rt);
-inline Flow* flow_of(RuntimeCore* rt) {
-  const FlowCache& c = tls_flow_cache;
-  if (c.rt == rt) [[likely]]
-    return c.flow;
+inline Flow* flow_of(ThreadFlow& t, RuntimeCore* rt) {
+  if (t.cache_rt == rt) [[likely]]
+    return t.cache_flow;
   return flow_of_slow(rt);
 }
+inline Flow* flow_of(RuntimeCore* rt) { return flow_of(tls_flow, rt); }
 void for_each_flow(void (*fn)(Flow*, void*), void* arg);
 // The domain a submission from worker w goes to (creates a child domain).
 Domain* current_domain(Worker* w);
@@ -240,8 +279,14 @@ void run_now(Node* n, Worker* w);
 // Runs the ready list (linked by link.next) through make_ready.
 void schedule_list(Node* head, Worker* w);
 void record_error(Domain* d, std::exception_ptr e) noexcept;
-// The deque bottom when the calling thread's current task body started.
-std::int64_t current_body_base();
+// The body of a task that ran inline (inline.hpp) and submitted children
+// has ended (its node registered meanwhile): drops the body's share of the
+// children's count and, if it was the last, finishes the task.
+void end_inline_parent(Node* n, Worker* w);
+// A submission taken back after counting itself in d (bad input): the
+// count goes down again, waking threads in wait_all if d became idle.
+void uncount(Domain* d);
+inline std::int64_t current_body_base() { return tls_flow.body_base; }
 bool is_node_slot(const TaskSlot* s);
 
 void* alloc_heap(std::size_t bytes);

@@ -21,8 +21,6 @@ namespace canopy::detail::flow {
 
 namespace {
 
-constinit thread_local std::int64_t tls_body_base = 0;
-
 Group* run_node_slot(const TaskSlot* s, Worker* w);
 void run_affine_node(AffineTask* t, Worker* w);
 // Called by a task's last holder: releases its accesses, counts it in its
@@ -39,8 +37,6 @@ inline bool owner_computes(const RuntimeCore* rt) {
 }
 
 }  // namespace
-
-std::int64_t current_body_base() { return tls_body_base; }
 
 bool is_node_slot(const TaskSlot* s) { return slot_run(s) == &run_node_slot; }
 
@@ -139,10 +135,11 @@ namespace {
       const int nodes = machine_nodes(w->rt);
       n->nodes = static_cast<std::uint8_t>(nodes);
       n->run_node = static_cast<std::int16_t>(nodes == 1 ? 0 : worker_machine_node(w));
-      Node* prev = tls_node;
-      const std::int64_t prev_base = tls_body_base;
-      tls_node = n;
-      tls_body_base = w->deque.bottom();
+      ThreadFlow& t = tls_flow;
+      Node* prev = t.node;
+      const std::int64_t prev_base = t.body_base;
+      t.node = n;
+      t.body_base = w->deque.bottom();
       try {
         n->ops->invoke(n->fn());
         plain = nodes == 1;
@@ -150,8 +147,8 @@ namespace {
         n->failed = 1;
         record_error(n->domain, std::current_exception());
       }
-      tls_node = prev;
-      tls_body_base = prev_base;
+      t.node = prev;
+      t.body_base = prev_base;
     }
     if (n->ops->destroy) n->ops->destroy(n->fn());
     // The body's share of the nesting count: the last of body and children finishes.
@@ -220,12 +217,6 @@ inline void activate_front(State* s, bool poisoned, Node** ready, DataWaiter** s
   if (!s->head) s->tail = nullptr;
 }
 
-void add_totals(State* s, std::uint64_t local, std::uint64_t remote) {
-  s->local_bytes += local;
-  s->remote_bytes += remote;
-  ++s->accesses;
-}
-
 void wake_waiters(Domain* d) {
   d->wait_lock.lock();
   AllWaiter* list = d->waiters;
@@ -259,8 +250,7 @@ namespace {
     const std::uint64_t b = r->one_node_bytes;
     task_local += b;
     s->lock.lock();
-    s->local_bytes += b;
-    ++s->accesses;
+    s->add_totals(b, 0);
     if (--s->active == 0 && s->head)
       activate_front(s, s->poison == d->error_epoch.load(std::memory_order_relaxed), ready, signals);
     s->lock.unlock();
@@ -303,8 +293,11 @@ void release_general(Node* n, Domain* d, Worker* w, Node** ready, DataWaiter** s
       task_remote += remote;
     }
     s->lock.lock();
-    if (bad && r->mode == kModeWrite) s->poison = epoch;
-    if (top && ran) add_totals(s, local, remote);
+    if (bad && r->mode == kModeWrite) [[unlikely]] {
+      s->poison = epoch;
+      note_poison(d, epoch);
+    }
+    if (top && ran) s->add_totals(local, remote);
     if (--s->active == 0 && s->head) activate_front(s, s->poison == epoch, ready, signals);
     s->lock.unlock();
     if (!top && ran) {
@@ -314,7 +307,7 @@ void release_general(Node* n, Domain* d, Worker* w, Node** ready, DataWaiter** s
       rs->lock.lock();
       if (rs->generation.load(std::memory_order_relaxed) != gen)  // first use of this handle at the top level
         rs->reset_totals(gen);
-      add_totals(rs, local, remote);
+      rs->add_totals(local, remote);
       rs->lock.unlock();
     }
   }
@@ -369,5 +362,18 @@ namespace {
 }
 
 }  // namespace
+
+void end_inline_parent(Node* n, Worker* w) {
+  if ((n->children->count.fetch_sub(1, std::memory_order_acq_rel) & ~kWaiting) != 1) return;
+  if (Node* next = finish(n, w, false)) {
+    ++w->tasks_run;
+    run_node(next, w);
+  }
+}
+
+void uncount(Domain* d) {
+  const std::int64_t v = d->count.fetch_sub(1, std::memory_order_seq_cst);
+  if ((v & ~kWaiting) == 2 && (v & kWaiting)) wake_waiters(d);
+}
 
 }  // namespace canopy::detail::flow

@@ -17,8 +17,6 @@
 
 namespace canopy::detail::flow {
 
-constinit thread_local FlowCache tls_flow_cache;
-
 namespace {
 
 std::mutex g_registry_mutex;
@@ -40,7 +38,8 @@ Flow* make_flow(RuntimeCore* rt) {
 
 Flow* flow_of_slow(RuntimeCore* rt) {
   Flow* f = make_flow(rt);
-  tls_flow_cache = FlowCache{rt, f};
+  tls_flow.cache_rt = rt;
+  tls_flow.cache_flow = f;
   return f;
 }
 

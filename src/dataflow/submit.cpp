@@ -11,11 +11,12 @@
 #include "canopy/detail/affine.hpp"
 #include "canopy/error.hpp"
 #include "dataflow/flow.hpp"
+#include "dataflow/inline.hpp"
 #include "runtime/runtime_core.hpp"
 
 namespace canopy::detail::flow {
 
-constinit thread_local Node* tls_node = nullptr;
+constinit thread_local ThreadFlow tls_flow;
 
 namespace {
 
@@ -108,7 +109,6 @@ std::size_t prepare(const Access* acc, std::size_t n, AccessRec* out, Flow* f, b
 // -1 when an access fails the check: the registrations made so far are
 // undone (nobody saw them: their locks were held throughout) and their
 // locks given back, and the checked path (prepare) takes over.
-inline constexpr std::size_t kFastMax = 8;
 
 inline int register_fast(const Access* acc, std::size_t n, AccessRec* out, Flow* f, std::uint32_t epoch,
                          bool* poisoned) {
@@ -211,22 +211,24 @@ Domain* child_domain(Node* n, Worker* w) {
 }  // namespace
 
 Domain* current_domain(Worker* w) {
-  Node* n = tls_node;
+  Node* n = tls_flow.node;
   if (n && n->domain->flow->rt == w->rt) [[unlikely]]
     return child_domain(n, w);
   return &flow_of(w->rt)->root;
 }
 
 Domain* current_domain_if_any(Worker* w) {
-  Node* n = tls_node;
+  Node* n = tls_flow.node;
   if (n && n->domain->flow->rt == w->rt) return n->children;
   return &flow_of(w->rt)->root;
 }
 
 namespace {
 
-[[gnu::always_inline]] inline void submit_on(Worker* w, const Access* acc, std::size_t count, const Affinity& affinity, const FnOps& ops,
-               Construct construct, void* src) {
+// Everything but the inline path (inline.hpp), out of line: the inline
+// path's frame stays small.
+[[gnu::noinline]] void submit_on(Worker* w, const Access* acc, std::size_t count, const Affinity& affinity,
+                                 const FnOps& ops, void* src) {
   if (count > kMaxAccesses) [[unlikely]]
     too_many(count);
   if (affinity.kind == Affinity::Kind::Data) [[unlikely]] {
@@ -239,7 +241,7 @@ namespace {
   // The top level (root: its Flow), or the children of the running task.
   Domain* d;
   Flow* root;
-  if (tls_node == nullptr) [[likely]] {
+  if (tls_flow.node == nullptr) [[likely]] {
     root = flow_of(w->rt);
     d = &root->root;
   } else {
@@ -255,10 +257,19 @@ namespace {
   Node* n = ::new (mem) Node(d, &ops, affinity, static_cast<std::uint32_t>(fn_offset), cls);
   AccessRec* recs = n->recs();
   try {
-    construct(static_cast<char*>(mem) + fn_offset, src);
+    ops.construct(static_cast<char*>(mem) + fn_offset, src);
   } catch (...) {
     free_bytes(w, mem, cls);
     throw;
+  }
+  // A top-level submission on a one-worker runtime counts itself, then
+  // waits while worker 0 runs a task inline, before it reads any State
+  // (inline.hpp). Elsewhere it is counted once registered.
+  const bool announced = root && w->rt->num_workers == 1;
+  if (announced) [[unlikely]] {
+    d->count.fetch_add(1, std::memory_order_seq_cst);
+    if (root->inline_running.load(std::memory_order_seq_cst) != 0) [[unlikely]]
+      wait_inline(root);
   }
   // Two-phase locking in index order (see flow.hpp).
   const std::uint32_t epoch = d->error_epoch.load(std::memory_order_relaxed);
@@ -273,6 +284,7 @@ namespace {
     } catch (...) {
       if (ops.destroy) ops.destroy(n->fn());
       free_bytes(w, mem, cls);
+      if (announced) uncount(d);
       throw;
     }
     if (!root) {
@@ -298,7 +310,7 @@ namespace {
   }
   n->naccess = static_cast<std::uint16_t>(m);
   // Counted before it can finish (it cannot before the locks go).
-  d->count.fetch_add(1, std::memory_order_relaxed);
+  if (!announced) d->count.fetch_add(1, std::memory_order_relaxed);
   // Before the locks go: an activation (under a lock) decrements it.
   n->preds.store(waiting, std::memory_order_relaxed);
   if (poisoned) n->poisoned.store(1, std::memory_order_relaxed);
@@ -316,14 +328,25 @@ namespace {
 }  // namespace
 
 void submit(RuntimeCore* rt, const Access* accesses, std::size_t count, const Affinity& affinity, const FnOps& ops,
-            Construct construct, void* src) {
+            void* src) {
   Worker* w = tls_worker;
   if (w && (rt == nullptr || w->rt == rt)) [[likely]] {
-    submit_on(w, accesses, count, affinity, ops, construct, src);
+    // Worker 0 of a one-worker runtime, at the top level, no hint: run it
+    // now, unregistered, if nothing is unfinished (inline.hpp).
+    ThreadFlow& t = tls_flow;
+    if (t.node == nullptr && affinity.kind == Affinity::Kind::None && w->index == 0 && w->rt->num_workers == 1 &&
+        try_inline(t, w, flow_of(t, w->rt), accesses, count, ops, src)) [[likely]]
+      return;
+    submit_on(w, accesses, count, affinity, ops, src);
     return;
   }
   RuntimeScope scope(rt ? rt : default_core());
-  submit_on(scope.worker(), accesses, count, affinity, ops, construct, src);
+  Worker* sw = scope.worker();
+  ThreadFlow& t = tls_flow;
+  if (t.node == nullptr && affinity.kind == Affinity::Kind::None && sw->index == 0 && sw->rt->num_workers == 1 &&
+      try_inline(t, sw, flow_of(t, sw->rt), accesses, count, ops, src))
+    return;
+  submit_on(sw, accesses, count, affinity, ops, src);
 }
 
 }  // namespace canopy::detail::flow

@@ -143,9 +143,9 @@ void add_flow_locality(Flow* f, void* arg) {
   if (!s) return;
   s->lock.lock();
   if (s->generation.load(std::memory_order_relaxed) == sum->d.generation) {
-    sum->out.local_bytes += s->local_bytes;
-    sum->out.remote_bytes += s->remote_bytes;
-    sum->out.accesses += s->accesses;
+    sum->out.local_bytes += s->local_bytes.load(std::memory_order_relaxed);
+    sum->out.remote_bytes += s->remote_bytes.load(std::memory_order_relaxed);
+    sum->out.accesses += s->accesses.load(std::memory_order_relaxed);
   }
   s->lock.unlock();
 }
