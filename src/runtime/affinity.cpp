@@ -164,6 +164,25 @@ void wake_someone(RuntimeCore* rt, const Worker* near) {
 
 void bump(std::atomic<std::uint64_t>& c) { c.store(c.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed); }
 
+// A task was taken from a node's loose queue (by one of its workers or a
+// thief): one less queued, and the next one's wait starts now.
+void took_loose(NodeLoad& load) {
+  load.queued.fetch_sub(1, std::memory_order_relaxed);
+  load.since.store(monotonic_ns(), std::memory_order_relaxed);
+}
+
+// Another node's idle worker may take from node m's loose queue now
+// (node_may_lend, affine.hpp).
+bool lends(const RuntimeCore* rt, int m) {
+  const NodeQueues& n = *rt->nodes[m];
+  if (!n.loose_queue.maybe_nonempty()) return false;
+  const std::uint32_t q = n.load.queued.load(std::memory_order_relaxed);
+  const int workers = static_cast<int>(n.workers.size());
+  if (node_may_lend(q, workers, 0, kLendStallMaxNs)) return true;  // surplus: no clock needed
+  return node_may_lend(q, workers, monotonic_ns() - n.load.since.load(std::memory_order_relaxed),
+                       n.load.task_ns.load(std::memory_order_relaxed));
+}
+
 }  // namespace
 
 void schedule_targeted(Worker* w, AffineTask* t, Target target) {
@@ -181,7 +200,15 @@ void schedule_targeted(Worker* w, AffineTask* t, Target target) {
   }
   NodeQueues& n = *rt->nodes[target.node];
   mark_hints_used(rt);
-  (target.strict ? n.strict_queue : n.loose_queue).push(t);
+  if (target.strict) {
+    n.strict_queue.push(t);
+  } else {
+    // Counted before the push (see NodeLoad); a push onto an empty queue
+    // starts its waiting time.
+    if (n.load.queued.fetch_add(1, std::memory_order_relaxed) == 0)
+      n.load.since.store(monotonic_ns(), std::memory_order_relaxed);
+    n.loose_queue.push(t);
+  }
   if (n.sleepers.load(std::memory_order_seq_cst) > 0 && rt->notifier.wake_one_on_node(target.node)) return;
   if (!target.strict) wake_someone(rt, rt->slots[n.workers.front()]);
 }
@@ -192,7 +219,7 @@ AffineTask* take_affine(Worker* w, bool* busy) {
   if (!t && w->numa_node >= 0) {
     NodeQueues& n = *w->rt->nodes[w->numa_node];
     t = n.strict_queue.pop(busy);
-    if (!t) t = n.loose_queue.pop(busy);
+    if (!t && (t = n.loose_queue.pop(busy))) took_loose(n.load);
   }
   if (t) bump(w->hinted_here);
   return t;
@@ -207,12 +234,19 @@ AffineTask* steal_loose(Worker* w, bool* busy, bool remote) {
     if ((t = victim->loose_queue.pop(busy))) break;
   }
   if (!t && remote) {
-    const int k = num_numa_nodes(rt);
+    auto take = [&](int m) {
+      if (!lends(rt, m)) return false;
+      NodeQueues& n = *rt->nodes[m];
+      if (!(t = n.loose_queue.pop(busy))) return false;
+      took_loose(n.load);
+      return true;
+    };
     if (w->numa_node >= 0) {
       for (int m : rt->nodes[w->numa_node]->steal_order)
-        if ((t = rt->nodes[m]->loose_queue.pop(busy))) break;
+        if (take(m)) break;
     } else {
-      for (int m = 0; m < k && !t; ++m) t = rt->nodes[m]->loose_queue.pop(busy);
+      for (int m = 0; m < num_numa_nodes(rt); ++m)
+        if (take(m)) break;
     }
   }
   if (t) bump(w->hinted_away);

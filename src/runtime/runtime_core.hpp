@@ -36,6 +36,7 @@ inline constexpr int kMaxWorkers = 16384;
 struct alignas(64) NodeQueues {
   AffineQueue strict_queue;  // popped by the node's workers only
   AffineQueue loose_queue;   // by the node's workers, and by idle others
+  NodeLoad load;             // its length, age and task time (for idle others)
   // Workers of this node registered to sleep (the notifier keeps it, under
   // its mutex; read by pushers: a targeted wake when > 0).
   alignas(64) std::atomic<int> sleepers{0};

@@ -4,7 +4,9 @@
 // (affinity.cpp), then steal along their victim list (closest first), then
 // take loose hinted tasks queued for others (of its node after searching in
 // vain for kLooseDelayNs, so that a target woken for them gets them first;
-// of other nodes after kRemoteLooseDelayNs); they search for a while
+// of other nodes after kRemoteLooseDelayNs, and a node's own loose queue
+// only while that node is overloaded: node_may_lend in affine.hpp, fed by
+// the run times of hinted tasks measured here); they search for a while
 // (spin), then park through the notifier. A worker waiting for stolen tasks
 // of its group does the same, except that it stops as soon as the group is
 // complete.
@@ -21,9 +23,11 @@
 #include <sched.h>
 #include <time.h>
 
+#include <algorithm>
 #include <chrono>
 #include <new>
 
+#include "canopy/detail/affine.hpp"
 #include "canopy/detail/spawn.hpp"
 #include "runtime/runtime_core.hpp"
 
@@ -52,8 +56,26 @@ constexpr std::int64_t kLooseDelayNs = 25'000;
 // there): longer, since running it here costs remote memory traffic for
 // the whole task, and each time (running one restarts the count): workers
 // of other nodes help a node that stays overloaded, but do not take its
-// tasks at every short gap in their own work.
+// tasks at every short gap in their own work. (A node's own loose queue
+// also has to be overloaded by then: node_may_lend, affine.hpp.)
 constexpr std::int64_t kRemoteLooseDelayNs = 200'000;
+
+// A searcher that has spun for a whole round (spin_ns) while hinted tasks
+// stay queued that it may not take yet (loose tasks of a busy worker, of a
+// node that keeps them: node_may_lend) sleeps this long, then searches
+// again. It must not park: nobody would wake it when it may take them. Nor
+// go through prepare_wait to find that out: its heavy barrier
+// (membarrier) interrupts every busy worker, each time (in a VM on a loaded
+// host this stalled whole NUMA nodes for 100 ms and more). Nor spin on:
+// that takes the CPU from busy workers wherever CPUs are shared (SMT
+// siblings, vCPUs). The cost: it notices new work up to kNapNs late, only
+// while such tasks wait.
+constexpr std::int64_t kNapNs = 100'000;
+
+void nap() {
+  const timespec ts{0, kNapNs};
+  nanosleep(&ts, nullptr);
+}
 
 // What a searcher that has been idle for `idle_ns` may take from others'
 // loose queues (0 nothing, 1 its node's, 2 any).
@@ -61,11 +83,7 @@ int loose_level(std::int64_t idle_ns) {
   return idle_ns >= kRemoteLooseDelayNs ? 2 : idle_ns >= kLooseDelayNs ? 1 : 0;
 }
 
-std::int64_t now_ns() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-}
+std::int64_t now_ns() { return monotonic_ns(); }
 
 void cpu_relax() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -150,12 +168,27 @@ struct Found {
   void run(Worker* w) {
     if (affine) {
       ++w->tasks_run;
-      affine->run(affine, w);
+      if (w->numa_node >= 0 && w->rt->nodes.size() > 1)
+        run_timed(w);
+      else
+        affine->run(affine, w);
     } else if (mail) {
       execute(w, mail);
     } else {
       execute(w, &slot);
     }
+  }
+  // A hinted task on a runtime of several nodes: its run time goes into
+  // the mean of w's node (NodeLoad::task_ns), which sets how long another
+  // node's idle workers leave that node's loose tasks alone (node_may_lend).
+  // Clamped, so that one task stuck for long does not stall the others.
+  void run_timed(Worker* w) {
+    const std::int64_t t0 = now_ns();
+    affine->run(affine, w);
+    const std::int64_t d = std::min(now_ns() - t0, kLendStallMaxNs);
+    std::atomic<std::int64_t>& mean = w->rt->nodes[w->numa_node]->load.task_ns;
+    const std::int64_t m = mean.load(std::memory_order_relaxed);
+    mean.store(m == 0 ? d : m + (d - m) / 8, std::memory_order_relaxed);
   }
 };
 
@@ -222,6 +255,12 @@ bool find_work(Worker* w, Found* found) {
     // Leave `searching` before registering: a pusher that still counts us
     // as searching relies on this re-check (see notifier.hpp).
     nt.searching().fetch_sub(1, std::memory_order_seq_cst);
+    if (affine_work_visible(rt, w)) {
+      // Hinted tasks it could not take for a whole round (see kNapNs).
+      nap();
+      nt.searching().fetch_add(1, std::memory_order_seq_cst);
+      continue;
+    }
     w->pool.flush_remote();  // blocks of stolen tasks go home before we sleep
     const std::uint32_t epoch = nt.prepare_wait(w);
     if (rt->stopping.load(std::memory_order_seq_cst) || any_work_visible(rt, w)) {
@@ -306,6 +345,10 @@ void wait_slow(Worker* w, Group* g) {
     }
     // Park until a thief completes a task of g (complete_remote wakes us),
     // or work appears. The seq_cst load pairs with complete_remote.
+    if (affine_work_visible(rt, w)) {
+      nap();  // hinted tasks it could not take for a whole round (see kNapNs)
+      continue;
+    }
     w->pool.flush_remote();
     const std::uint32_t epoch = nt.prepare_wait(w);
     if (g->pending == g->remote.load(std::memory_order_seq_cst) || any_work_visible(rt, w)) {

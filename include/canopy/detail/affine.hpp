@@ -12,9 +12,10 @@
 // from deques by distance, then from the loose queues of other workers and
 // other nodes by distance — these last only after searching in vain for a
 // while (25 µs for a worker of the same node, so that a target woken for its
-// task takes it first; 200 µs, every time, for another node's). Strict
-// queues are never taken by another worker (worker target) or a worker of
-// another node (node target). A loose hint the calling worker satisfies
+// task takes it first; 200 µs, every time, for another node's, and a
+// node's own queue only while that node is overloaded: node_may_lend
+// below). Strict queues are never taken by another worker (worker target)
+// or a worker of another node (node target). A loose hint the calling worker satisfies
 // itself is still queued, not pushed on its deque: deque tasks are what
 // idle workers steal first, loose hinted ones what they take last.
 #pragma once
@@ -36,6 +37,42 @@ struct Target {
   bool strict = false;
   bool none() const { return worker < 0 && node < 0; }
 };
+
+// ---- When another node's idle worker may take a node's loose tasks ----
+//
+// Owner computes queues every ready data-flow task on the node of the data
+// it writes, loosely. Taking one elsewhere costs remote traffic for all its
+// bytes, so an idle worker of another node (idle for 200 µs, scheduler.cpp)
+// takes from a node's loose queue only when that node is overloaded, by one
+// of two tests of the node's state (the thief's idle time alone says nothing
+// about the node: on a loaded or emulated machine a thief is "idle" for
+// hundreds of µs while the node works through its queue at its pace):
+//  - surplus: more tasks queued than kLendPerWorker per worker of the node,
+//    more than it would start within a few task times; the thief takes
+//    the excess (a node holding all the data still gets help);
+//  - stall: the node took none of them, and its oldest one has waited, for
+//    kLendStallTasks times the mean run time of the node's tasks (at least
+//    kLendStallMinNs, at most kLendStallMaxNs, 1 s): its workers are stuck in
+//    long tasks or blocked, so its queue would not move. This also
+//    guarantees progress: a loose task never waits forever.
+// A node that takes its tasks at the pace they run, with a short queue,
+// keeps them.
+inline constexpr std::uint32_t kLendPerWorker = 6;
+inline constexpr std::int64_t kLendStallTasks = 3;
+inline constexpr std::int64_t kLendStallMinNs = 200'000;
+inline constexpr std::int64_t kLendStallMaxNs = 1'000'000'000;
+
+// The rule above: `queued` loose tasks for a node of `workers` workers, the
+// oldest waiting (or the node's last take) `waited_ns` ago, its tasks taking
+// `task_ns` on average (0: none measured yet). The node's NodeLoad
+// (affine_queue.hpp) holds these.
+constexpr bool node_may_lend(std::uint32_t queued, int workers, std::int64_t waited_ns, std::int64_t task_ns) {
+  if (queued == 0) return false;
+  if (queued > kLendPerWorker * static_cast<std::uint32_t>(workers > 0 ? workers : 1)) return true;
+  std::int64_t stall = kLendStallTasks * task_ns;
+  stall = stall < kLendStallMinNs ? kLendStallMinNs : stall > kLendStallMaxNs ? kLendStallMaxNs : stall;
+  return waited_ns >= stall;
+}
 
 // Applies the wrapping rules: worker modulo num_workers, node modulo the
 // runtime's nodes, a handle's home node (machine numbering, mapped to the

@@ -4,6 +4,8 @@
 // AffineTask: intrusive (the queue links it through `next`), its memory
 // owned by whoever made it.
 //
+// NodeLoad (at the end): a node's loose-queue length, age and task time.
+//
 // AffineQueue: producers are any threads, consumers one or several workers.
 //  - push: a Treiber stack `inbox` (one CAS; lock-free). No ABA: nobody
 //    pops single tasks from the stack, consumers take it whole (exchange).
@@ -27,6 +29,8 @@
 // so lock holders see each other's writes; `ready` is an atomic only for
 // the lock-free peek.
 #pragma once
+#include <time.h>
+
 #include <atomic>
 #include <cstdint>
 
@@ -102,5 +106,28 @@ class AffineQueue {
   alignas(64) std::atomic<AffineTask*> ready_{nullptr};  // lock holders only
   std::atomic<std::uint32_t> lock_{0};
 };
+
+// What a node's loose queue needs for node_may_lend (affine.hpp): one per
+// runtime node, in its NodeQueues, kept by affinity.cpp and scheduler.cpp;
+// all relaxed: a heuristic, where a stale value only delays or hastens one
+// decision. `queued` is raised before the push and lowered after the take
+// (which the push happens before), so it never wraps below 0.
+struct NodeLoad {
+  // Loose tasks queued for the node: +1 by a pusher, -1 by whoever takes one.
+  alignas(64) std::atomic<std::uint32_t> queued{0};
+  // Since when the queue has not moved (monotonic ns): stamped by a push
+  // onto an empty queue and by every take.
+  std::atomic<std::int64_t> since{0};
+  // Mean run time of the hinted tasks the node's workers ran (about the
+  // last 8; written by those workers, a lost racing update is harmless).
+  alignas(64) std::atomic<std::int64_t> task_ns{0};
+};
+
+// CLOCK_MONOTONIC in ns (the scheduler's clock, and the rule's).
+inline std::int64_t monotonic_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
 
 }  // namespace canopy::detail
