@@ -37,6 +37,11 @@ struct Effort {
   // refine it again, keep it when cheaper.
   int ils_rounds = 0;
   double ils_kick = 0.08;
+  // Then cluster kicks: a group of tasks grown along heavy edges exchanged
+  // with a group of the same size in a neighbouring subtree, refined again,
+  // kept when cheaper (sizes 2, 4, 8, ... in turn: cluster_sizes of them).
+  int cluster_rounds = 0;
+  int cluster_sizes = 3;
 };
 
 // The effort for a graph of n vertices and m edges (see mapper.cpp).
