@@ -128,6 +128,36 @@ def main():
         check(status.get((c, "scotch")) == "ok", f"run.py did not resume after the timeout on {c}")
         check(status.get((c, first)) == "ok", f"run.py: {c} {first} -> {status.get((c, first))}")
 
+    # The headroom probe (built beside the driver): annealing never returns a
+    # placement dearer than its start, the same lines twice, bad input -> 2;
+    # headroom.py turns a run.py JSON file into its table.
+    probe = os.path.join(os.path.dirname(a.bench), "canopy_mapping_headroom")
+    check(os.path.exists(probe), f"{probe} not built")
+    if os.path.exists(probe):
+        cmd = [probe, "--manifest", mpath, "--only", "rln16-under", "--starts", "canopy,random,compact",
+               "--moves", "20000", "--runs", "2"]
+        outs = [run(cmd) for _ in range(2)]
+        recs = [lines(o.stdout) for o in outs]
+        check(outs[0].returncode == 0 and len(recs[0]) == 2, f"headroom: exit {outs[0].returncode} {outs[0].stderr}")
+        for r in recs[0]:
+            check(r["best"] <= r["reference_cost"], f"headroom: best {r['best']} above canopy's {r['reference_cost']}")
+            for name, st in r["starts"].items():
+                check(st["best"] <= st["start_cost"], f"headroom: start {name} got dearer: {st}")
+        strip = lambda rs: [{k: v for k, v in r.items() if k != "cpu_s"} for r in rs]
+        check(strip(recs[0]) == strip(recs[1]), "headroom: two runs differ")
+        out = run([probe, "--manifest", mpath, "--starts", "nosuch"])
+        check(out.returncode == 2 and "nosuch" in out.stderr, f"headroom bad start: {out.returncode} {out.stderr}")
+        cj = os.path.join(a.work, "canopy_results.json")
+        out = run([sys.executable, os.path.join(here, "run.py"), "--bench", a.bench, "--manifest", mpath,
+                   "--policies", "canopy,compact,scotch", "--repeat", "1", "--filter", "rln16", "--json", cj])
+        hp = os.path.join(a.work, "probe.jsonl")
+        if os.path.exists(hp):
+            os.remove(hp)
+        out = run([sys.executable, os.path.join(here, "headroom.py"), "--from-json", cj, "--manifest", mpath,
+                   "--tool", probe, "--moves", "20000", "--runs", "1", "--max-tasks", "100", "--out", hp])
+        check(out.returncode == 0 and "| spread |" in out.stdout and "| packed |" in out.stdout,
+              f"headroom.py: exit {out.returncode} {out.stdout} {out.stderr}")
+
     print(f"bench/mapping smoke test: {len(failures)} failure(s)")
     return 1 if failures else 0
 
