@@ -92,7 +92,13 @@ inline void push_node(Node* n, Worker* w) {
 
 void make_ready(Node* n, Worker* w) {
   RuntimeCore* rt = w->rt;
-  if (n->affinity.kind == Affinity::Kind::None && !owner_computes(rt)) [[likely]] {
+  // A thread in an extra slot (an outside thread that entered for one call)
+  // leaves when the call returns, and from then on thieves no longer look at
+  // its deque (they scan extra slots only while one is held): a task left
+  // there would wait until some thread takes an extra slot again. Its ready
+  // tasks go to a node's loose queue instead, where the workers take them.
+  const bool extra = w->index >= rt->num_workers;
+  if (n->affinity.kind == Affinity::Kind::None && !owner_computes(rt) && !extra) [[likely]] {
     push_node(n, w);
     return;
   }
@@ -110,8 +116,11 @@ void make_ready(Node* n, Worker* w) {
     t = owner_target(rt, n);
   }
   if (t.none()) {
-    push_node(n, w);
-    return;
+    if (!extra) {
+      push_node(n, w);
+      return;
+    }
+    t.node = 0;  // (loose)
   }
   schedule_targeted(w, &n->link, t);
 }

@@ -85,13 +85,20 @@ TEST(DataflowInline, OtherThreadsWaitForAnInlineBody) {
   EXPECT_EQ(seen, 42);
 }
 
-TEST(DataflowInline, ConcurrentExternalSubmittersStayExact) {
+class DataflowOutside : public ::testing::TestWithParam<int> {};
+INSTANTIATE_TEST_SUITE_P(Workers, DataflowOutside, ::testing::ValuesIn(kWorkerCounts),
+                         [](const auto& info) { return worker_name(info.param); });
+
+TEST_P(DataflowOutside, ConcurrentExternalSubmittersStayExact) {
   // Worker 0 and three outside threads increment shared counters through
   // read-write tasks (plain ints: any overlap is a lost update, and a data
-  // race under ThreadSanitizer), and each keeps a private sequence.
+  // race under ThreadSanitizer), and each keeps a private sequence. On one
+  // worker, worker 0's tasks take the inline path while the outside threads
+  // submit; on any count, the outside threads (in extra slots, entered for
+  // each call) make tasks ready that must not stay behind when they leave.
   constexpr int kShared = 4, kThreads = 3;
   const int per = static_cast<int>(4000 / (kScaleDown > 1 ? 10 : 1));
-  Runtime rt(options(1));
+  Runtime rt(options(GetParam()));
   Handles shared(kShared), own(kThreads + 1);
   std::vector<long> counter(kShared, 0);
   std::vector<int> next(kThreads + 1, 0);
