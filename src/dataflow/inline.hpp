@@ -6,9 +6,10 @@
 // submit (as OpenMP runtimes run the tasks of a one-thread team), and as
 // nothing can register behind it while it runs (below), it is never
 // registered: its accesses do not enter the States' queues, no State lock is
-// taken, no node is allocated (the callable lives on the stack). What is
-// left per access: the handle check (register_fast's), the poison check (a
-// handle whose last writer failed cancels it) and the locality totals.
+// taken, no node is allocated (FnOps::run_here makes the callable on its own
+// frame, calls and destroys it: one indirect call). What is left per access:
+// the handle check (register_fast's) and the locality totals, added at
+// once and taken back if a later access fails its check.
 //
 // Other submitters (extra-slot threads; worker 0 itself when this path does
 // not apply): Dekker on Flow::inline_running and the top-level count. Worker
@@ -26,12 +27,13 @@
 // The normal path takes over, before anything has run, for: another thread
 // than worker 0, an affinity hint, more than kFastMax accesses or accesses
 // not in strictly increasing handle order, a handle not seen before or freed
-// or new in its registry slot, a callable over kInlineFnBytes or aligned
-// beyond 16. Rare endings go out of line (inline.cpp): a cancelled task
-// (poisoned input: it does not run and its writes poison in turn), a body
-// that threw (the same; the error goes to the flow) and a body that left
-// children (the task is registered then, as if submitted normally; nothing
-// can have registered since, and its dependents must wait for its children).
+// or new in its registry slot, a bad mode, and a domain with a State
+// poisoned in the current error epoch (Domain::poison_epoch: the normal path
+// decides what is cancelled). Rare endings go out of line (inline.cpp): a
+// body that threw (its writes poison; the error goes to the flow) and a body
+// that left children (unless they have all finished, the task is registered
+// then, as if submitted normally: nothing can have registered since, and its
+// dependents must wait for its children).
 #pragma once
 #include <cstddef>
 #include <cstdint>
