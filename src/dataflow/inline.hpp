@@ -103,7 +103,7 @@ void inline_end_slow(Worker* w, Flow* f, const Access* acc, std::size_t n, int n
   // bytes are local) or several.
   const int nodes = machine_nodes(w->rt);
   std::uint64_t bytes[kFastMax], rbytes[kFastMax];
-  std::uint64_t local = 0, remote = 0;
+  std::uint64_t local = 0;
   std::uint32_t least = 0;  // the smallest index the next access may have
   State* last_s = nullptr;
   DataEntry* last_e = nullptr;
@@ -123,6 +123,7 @@ void inline_end_slow(Worker* w, Flow* f, const Access* acc, std::size_t n, int n
       last_e = e;
     }
   } else {
+    std::uint64_t remote = 0;
     for (std::size_t i = 0; i < n; ++i) {
       DataEntry* e;
       State* s = inline_check(f, acc[i], least, &e);
@@ -134,16 +135,20 @@ void inline_end_slow(Worker* w, Flow* f, const Access* acc, std::size_t n, int n
       local += bytes[i];
       remote += rbytes[i];
       s->add_totals(bytes[i], rbytes[i]);
+      last_s = s;
+      last_e = e;
     }
+    w->bytes_remote.store(w->bytes_remote.load(std::memory_order_relaxed) + remote, std::memory_order_relaxed);
   }
+  // The task runs: it counts for the worker (a body that throws has run too).
+  w->bytes_local.store(w->bytes_local.load(std::memory_order_relaxed) + local, std::memory_order_relaxed);
+  ++w->tasks_run;
   // Handles registered in order and used in that order (tiles, blocks)
   // reach a handle's State and registry entry cold, both laid out by index:
   // fetch those a few indexes ahead of the last one (a prefetch never
   // faults, past the end of a chunk or not).
-  if (last_s) {
-    __builtin_prefetch(last_s + kPrefetchAhead, 1);
-    __builtin_prefetch(last_e + kPrefetchAhead, 1);
-  }
+  __builtin_prefetch(last_s + kPrefetchAhead, 1);  // (n >= 1: set)
+  __builtin_prefetch(last_e + kPrefetchAhead, 1);
   // The body; its node is t.inline_node (t.body_base need not be put
   // back: outside a body nobody reads it).
   Node* self = &t.inline_node;
@@ -156,6 +161,12 @@ void inline_end_slow(Worker* w, Flow* f, const Access* acc, std::size_t n, int n
   } catch (...) {
     t.node = nullptr;
     if (!made) {  // making the callable threw: nothing ran, give it back
+      --w->tasks_run;
+      w->bytes_local.store(w->bytes_local.load(std::memory_order_relaxed) - local, std::memory_order_relaxed);
+      if (nodes != 1)
+        for (std::size_t i = 0; i < n; ++i)
+          w->bytes_remote.store(w->bytes_remote.load(std::memory_order_relaxed) - rbytes[i],
+                                std::memory_order_relaxed);
       inline_undo(f, acc, n, bytes, rbytes, nodes);
       throw;
     }
@@ -163,10 +174,6 @@ void inline_end_slow(Worker* w, Flow* f, const Access* acc, std::size_t n, int n
     record_error(d, std::current_exception());
   }
   t.node = nullptr;
-  ++w->tasks_run;
-  w->bytes_local.store(w->bytes_local.load(std::memory_order_relaxed) + local, std::memory_order_relaxed);
-  if (remote) [[unlikely]]
-    w->bytes_remote.store(w->bytes_remote.load(std::memory_order_relaxed) + remote, std::memory_order_relaxed);
   if (failed || self->children) [[unlikely]] {
     inline_end_slow(w, f, acc, n, nodes, failed);
     return true;
