@@ -6,7 +6,7 @@
 // (which must wait for an inline body, never overlap it), a body that
 // throws (its writes poison, its dependents are cancelled), a body that
 // submits children (which finish after it: its dependents wait for them),
-// and the per-handle totals.
+// and the per-handle totals, on one NUMA node and on several.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "canopy/dataflow.hpp"
+#include "canopy/topology.hpp"
 #include "test_util.hpp"
 
 using canopy::Data;
@@ -242,4 +243,34 @@ TEST(DataflowInline, AThrowingCopyLeavesTheFlowUsable) {
     EXPECT_EQ(x, 1);
     canopy::wait_all();
   });
+}
+
+TEST(DataflowInline, SeveralNodesCountLocalAndRemoteBytes) {
+  // One worker on node 0 of a synthetic two-node machine: the inline path's
+  // loop for several nodes.
+  Runtime rt(options(1), canopy::Topology::from_synthetic("numa:2 core:1 pu:1"));
+  Handles h(2, 4096);
+  canopy::detail::data_set_location_for_testing(h[0], {0, 4096});  // node 1: remote
+  canopy::detail::data_set_location_for_testing(h[1], {4096, 0});  // node 0: local
+  int ran = 0;
+  rt.run([&] {
+    touch(h);
+    for (int i = 0; i < 10; ++i) canopy::submit({canopy::read(h[0]), canopy::write(h[1])}, [&] { ++ran; });
+    EXPECT_EQ(ran, 10);
+    canopy::wait_all();
+  });
+  const canopy::DataLocality a = canopy::data_locality(h[0]);
+  const canopy::DataLocality b = canopy::data_locality(h[1]);
+  EXPECT_EQ(a.accesses, 11u);
+  EXPECT_EQ(a.remote_bytes, 11u * 4096);
+  EXPECT_EQ(a.local_bytes, 0u);
+  EXPECT_EQ(b.local_bytes, 11u * 4096);
+  EXPECT_EQ(b.remote_bytes, 0u);
+  std::uint64_t local = 0, remote = 0;
+  for (const canopy::WorkerStats& s : rt.stats()) {
+    local += s.bytes_local;
+    remote += s.bytes_remote;
+  }
+  EXPECT_EQ(local, 11u * 4096);
+  EXPECT_EQ(remote, 11u * 4096);
 }
