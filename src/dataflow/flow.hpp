@@ -27,6 +27,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <exception>
+#include <thread>
 
 #include "canopy/dataflow.hpp"
 #include "canopy/detail/worker.hpp"
@@ -35,12 +36,24 @@
 namespace canopy::detail::flow {
 
 // A test-and-test-and-set spin lock: held for a few dozen instructions.
+// A waiter that spins long is most likely waiting for a holder that was
+// preempted (more threads than CPUs): it yields the CPU then, rather than
+// spin out its time slice (the uncontended path does not get there).
 struct SpinLock {
   std::atomic<std::uint8_t> word{0};
   void lock() {
-    while (word.exchange(1, std::memory_order_acquire) != 0)
-      while (word.load(std::memory_order_relaxed) != 0) pause();
+    while (word.exchange(1, std::memory_order_acquire) != 0) [[unlikely]]
+      wait_free();
   }
+  void wait_free() {
+    for (unsigned k = 0; word.load(std::memory_order_relaxed) != 0; ++k) {
+      if (k < kSpins)
+        pause();
+      else
+        std::this_thread::yield();
+    }
+  }
+  static constexpr unsigned kSpins = 256;
   void unlock() { word.store(0, std::memory_order_release); }
   static void pause() {
 #if defined(__x86_64__) || defined(__i386__)
