@@ -3,7 +3,9 @@
 // (the lock order), building the node in a block of the calling worker's
 // pool, registering each access in its State under the States' locks (two-
 // phase: all taken, in index order, then all given back), and queueing the
-// task at once when nothing it conflicts with is pending.
+// task at once when nothing it conflicts with is pending. Before all that,
+// worker 0 of a one-worker runtime tries the inline path (inline.hpp): the
+// task runs at once, unregistered.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -109,7 +111,6 @@ std::size_t prepare(const Access* acc, std::size_t n, AccessRec* out, Flow* f, b
 // -1 when an access fails the check: the registrations made so far are
 // undone (nobody saw them: their locks were held throughout) and their
 // locks given back, and the checked path (prepare) takes over.
-
 inline int register_fast(const Access* acc, std::size_t n, AccessRec* out, Flow* f, std::uint32_t epoch,
                          bool* poisoned) {
   // Per registered access: the State's tail before it was queued, or
