@@ -598,7 +598,7 @@ int run_on_node1(Runtime& rt, int total, int window, std::chrono::microseconds t
 TEST(AffinityRuntime, ANodeThatKeepsUpKeepsItsLooseTasks) {
   // Node 1's two workers run tasks of 1 ms; never more than 8 are queued or
   // running: no surplus (12), and the node takes one every 0.5 ms or so,
-  // far from a stall (3 ms). Worker 1 (node 0) is idle all along, yet
+  // far from a stall (4 ms). Worker 1 (node 0) is idle all along, yet
   // leaves them alone: 58-59 of 60 ran on node 1 here. With idle time as
   // the only test (200 µs), 47 of 60: worker 1 took any task queued while
   // both workers of node 1 were busy.

@@ -52,14 +52,17 @@ struct Target {
 //    the excess (a node holding all the data still gets help);
 //  - stall: the node took none of them, and its oldest one has waited, for
 //    kLendStallTasks times the mean run time of the node's tasks (at least
-//    kLendStallMinNs, at most kLendStallMaxNs, 1 s): its workers are stuck in
+//    kLendStallMinNs, at most kLendStallMaxNs): its workers are stuck in
 //    long tasks or blocked, so its queue would not move. This also
 //    guarantees progress: a loose task never waits forever.
 // A node that takes its tasks at the pace they run, with a short queue,
-// keeps them.
+// keeps them. The numbers come from the owner-computes Cholesky in the NUMA
+// VM (docs/runtime.md): with 4 per worker and 2 task times (at least
+// 200 µs), its share fell to 95% on a loaded host, where a vCPU waits for
+// the CPU for several of its task times and a woken one takes ms to run.
 inline constexpr std::uint32_t kLendPerWorker = 6;
-inline constexpr std::int64_t kLendStallTasks = 3;
-inline constexpr std::int64_t kLendStallMinNs = 200'000;
+inline constexpr std::int64_t kLendStallTasks = 4;
+inline constexpr std::int64_t kLendStallMinNs = 1'000'000;
 inline constexpr std::int64_t kLendStallMaxNs = 1'000'000'000;
 
 // The rule above: `queued` loose tasks for a node of `workers` workers, the
