@@ -1,6 +1,8 @@
 // The canopy mapping algorithm on plain data: several deterministic starts of
 // top-down multilevel partitioning along the tree, each polished by swap
-// refinement on the distance-weighted cost; the cheapest placement wins.
+// refinement on the distance-weighted cost; the cheapest placement wins and,
+// on small graphs, is kicked (random swaps, then whole clusters exchanged
+// between subtrees) and refined again while that lowers the cost.
 // canopy_policy.cpp adapts it to the registry's Topology/CommMatrix/Slots.
 //
 // How hard it works depends on the size of the graph only (never on a
