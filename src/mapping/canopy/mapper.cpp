@@ -31,8 +31,10 @@ Effort default_effort(int n, std::int64_t m) {
     e.ils_rounds = static_cast<int>(std::clamp<std::int64_t>(49152 / size, 4, 96));
     // As many cluster kicks: they find the regroupings that random kicks
     // miss (pipelines in the spread regime: 6-7% lower); three times as many
-    // gained 0.01-0.03% more per regime.
-    e.cluster_rounds = e.ils_rounds;
+    // gained 0.01-0.03% more per regime. None on dense graphs (mean degree
+    // above 16: all-to-all), where every task neighbours every other and a
+    // cluster is any group: there they doubled the time for under 0.03%.
+    e.cluster_rounds = m <= 8 * static_cast<std::int64_t>(n) ? e.ils_rounds : 0;
     return e;  // the defaults otherwise: 8/4 tries, 8 FM passes, full refinement budgets
   }
   e.starts = 1;
