@@ -324,7 +324,7 @@ TEST(CanopyParts, ClusterKicksRegroupPipelines) {
   // package takes, but a stream's heaviest chain (encode-annotate-decode-
   // grey, 6.2 MB per edge) belongs in a package with two doubled cores. The
   // top-down split does not see that, single-task kicks cannot move a chain,
-  // and cluster kicks do: 6-7% lower.
+  // and cluster kicks do: 7% lower.
   const CommMatrix one = read_matrix(std::string(CANOPY_SOURCE_DIR) + "/data/matrices/pipeline_28.mtx");
   std::vector<Edge> edges;
   for (int s = 0; s < 4; ++s)

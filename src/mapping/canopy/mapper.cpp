@@ -30,7 +30,7 @@ Effort default_effort(int n, std::int64_t m) {
     // time stays bounded (dense all-to-all graphs gain nothing from it).
     e.ils_rounds = static_cast<int>(std::clamp<std::int64_t>(49152 / size, 4, 96));
     // As many cluster kicks: they find the regroupings that random kicks
-    // miss (pipelines in the spread regime: 6-7% lower); three times as many
+    // miss (a pipeline case in the spread regime: 7% lower); three times as many
     // gained 0.01-0.03% more per regime. None on dense graphs (mean degree
     // above 16: all-to-all), where every task neighbours every other and a
     // cluster is any group: there they doubled the time for under 0.03%.
