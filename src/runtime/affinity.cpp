@@ -171,16 +171,16 @@ void took_loose(NodeLoad& load) {
   load.since.store(monotonic_ns(), std::memory_order_relaxed);
 }
 
-// Another node's idle worker may take from node m's loose queue now
-// (node_may_lend, affine.hpp).
-bool lends(const RuntimeCore* rt, int m) {
+// Another node's worker, idle for idle_ns, may take from node m's loose
+// queue now (node_may_lend, affine.hpp).
+bool lends(const RuntimeCore* rt, int m, std::int64_t idle_ns) {
   const NodeQueues& n = *rt->nodes[m];
   if (!n.loose_queue.maybe_nonempty()) return false;
   const std::uint32_t q = n.load.queued.load(std::memory_order_relaxed);
   const int workers = static_cast<int>(n.workers.size());
-  if (node_may_lend(q, workers, 0, kLendStallMaxNs)) return true;  // surplus: no clock needed
-  return node_may_lend(q, workers, monotonic_ns() - n.load.since.load(std::memory_order_relaxed),
-                       n.load.task_ns.load(std::memory_order_relaxed));
+  const std::int64_t task_ns = n.load.task_ns.load(std::memory_order_relaxed);
+  if (node_may_lend(q, workers, 0, task_ns, idle_ns)) return true;  // a surplus: no clock needed
+  return node_may_lend(q, workers, monotonic_ns() - n.load.since.load(std::memory_order_relaxed), task_ns, idle_ns);
 }
 
 }  // namespace
@@ -225,7 +225,7 @@ AffineTask* take_affine(Worker* w, bool* busy) {
   return t;
 }
 
-AffineTask* steal_loose(Worker* w, bool* busy, bool remote) {
+AffineTask* steal_loose(Worker* w, bool* busy, bool remote, std::int64_t idle_ns) {
   RuntimeCore* rt = w->rt;
   AffineTask* t = nullptr;
   for (int v : rt->victims[w->index].workers) {
@@ -235,7 +235,7 @@ AffineTask* steal_loose(Worker* w, bool* busy, bool remote) {
   }
   if (!t && remote) {
     auto take = [&](int m) {
-      if (!lends(rt, m)) return false;
+      if (!lends(rt, m, idle_ns)) return false;
       NodeQueues& n = *rt->nodes[m];
       if (!(t = n.loose_queue.pop(busy))) return false;
       took_loose(n.load);

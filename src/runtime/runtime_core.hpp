@@ -94,11 +94,12 @@ bool any_work_visible(RuntimeCore* rt, Worker* w);
 // w's own strict and loose queues, then its node's; steal_loose: the loose
 // queues of the other workers (victim order) and of the other nodes
 // (closest first), with `remote` false only those of workers of w's own
-// node. Both count the hint as honoured or not; `busy` is set
+// node (and of another node only as node_may_lend allows a thief idle for
+// idle_ns). Both count the hint as honoured or not; `busy` is set
 // when a queue had tasks but another consumer held it. affine_work_visible:
 // the sleep re-check's part (seq_cst loads).
 AffineTask* take_affine(Worker* w, bool* busy);
-AffineTask* steal_loose(Worker* w, bool* busy, bool remote);
+AffineTask* steal_loose(Worker* w, bool* busy, bool remote, std::int64_t idle_ns);
 bool affine_work_visible(RuntimeCore* rt, Worker* w);
 
 }  // namespace canopy::detail

@@ -194,15 +194,17 @@ struct Found {
 
 // One search round in the scheduler's order (see the top): mail, own and
 // node affinity queues, victims' deques, and loose queues of others as far
-// as `loose` (loose_level) allows.
-bool search_round(Worker* w, Found* found, bool* contended, int loose) {
+// as its idle time (loose_level, node_may_lend) allows; `idle_ns` is 0
+// until the searcher's first time check.
+bool search_round(Worker* w, Found* found, bool* contended, std::int64_t idle_ns) {
+  const int loose = loose_level(idle_ns);
   found->affine = nullptr;
   found->mail = take_mail(w);
   if (found->mail) return true;
   const bool hints = w->rt->hints_used.load(std::memory_order_relaxed);
   if (hints && (found->affine = take_affine(w, contended))) return true;
   if (steal_deques(w, &found->slot, contended)) return true;
-  if (hints && loose > 0 && (found->affine = steal_loose(w, contended, loose > 1))) return true;
+  if (hints && loose > 0 && (found->affine = steal_loose(w, contended, loose > 1, idle_ns))) return true;
   w->failed_steal_rounds.store(w->failed_steal_rounds.load(std::memory_order_relaxed) + 1,
                                std::memory_order_relaxed);
   return false;
@@ -233,14 +235,14 @@ bool find_work(Worker* w, Found* found) {
   std::int64_t idle_start = now_ns();  // awake and idle since
   for (;;) {
     const std::int64_t deadline = now_ns() + rt->spin_ns;
-    int loose = 0;
+    std::int64_t idle = 0;
     for (unsigned rounds = 1;; ++rounds) {
       if (rt->stopping.load(std::memory_order_relaxed)) {
         nt.searching().fetch_sub(1, std::memory_order_seq_cst);
         return false;
       }
       bool contended = false;
-      if (search_round(w, found, &contended, loose)) {
+      if (search_round(w, found, &contended, idle)) {
         stop_searching(w);
         return true;
       }
@@ -248,7 +250,7 @@ bool find_work(Worker* w, Found* found) {
       if ((rounds & 15) == 0) {
         const std::int64_t t = now_ns();
         if (t > deadline) break;
-        loose = loose_level(t - idle_start);
+        idle = t - idle_start;
       }
       for (int i = 0; i < kRelaxPerRound; ++i) cpu_relax();
     }
@@ -313,7 +315,7 @@ void wait_slow(Worker* w, Group* g) {
   std::int64_t idle_start = 0;
   for (;;) {
     std::int64_t start = 0;
-    int loose = 0;
+    std::int64_t idle = 0;
     for (unsigned rounds = 1;; ++rounds) {
       if (g->complete()) return;
       bool contended = false;
@@ -323,14 +325,14 @@ void wait_slow(Worker* w, Group* g) {
         if (const TaskSlot* s = w->deque.pop()) {
           execute(w, s);
           start = idle_start = 0;
-          loose = 0;
+          idle = 0;
           continue;
         }
       }
-      if (search_round(w, &found, &contended, loose)) {
+      if (search_round(w, &found, &contended, idle)) {
         found.run(w);
         start = idle_start = 0;
-        loose = 0;
+        idle = 0;
         continue;
       }
       if (contended) continue;
@@ -339,7 +341,7 @@ void wait_slow(Worker* w, Group* g) {
         if (start == 0) start = t;
         if (idle_start == 0) idle_start = t;
         if (t - start > rt->spin_ns) break;
-        loose = loose_level(t - idle_start);
+        idle = t - idle_start;
       }
       cpu_relax();
     }

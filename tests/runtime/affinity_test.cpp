@@ -550,24 +550,29 @@ TEST(AffinityRuntime, WhenANodeLendsItsLooseTasks) {
   using canopy::detail::kLendStallTasks;
   using canopy::detail::node_may_lend;
   const std::uint32_t full = 2 * kLendPerWorker;  // what a node of 2 workers keeps
+  constexpr std::int64_t ms = 1'000'000;
   // Nothing queued: nothing to take.
-  EXPECT_FALSE(node_may_lend(0, 2, 1'000'000'000, 0));
-  // Surplus: more than kLendPerWorker per worker, whatever the wait.
-  EXPECT_FALSE(node_may_lend(full, 2, 0, 1'000'000));
-  EXPECT_TRUE(node_may_lend(full + 1, 2, 0, 1'000'000));
-  EXPECT_TRUE(node_may_lend(kLendPerWorker + 1, 1, 0, 1'000'000));
-  EXPECT_TRUE(node_may_lend(kLendPerWorker + 1, 0, 0, 0));  // (a node without workers counts as one)
-  // Stall: no task time measured yet: the minimum.
-  EXPECT_FALSE(node_may_lend(1, 2, kLendStallMinNs - 1, 0));
-  EXPECT_TRUE(node_may_lend(1, 2, kLendStallMinNs, 0));
+  EXPECT_FALSE(node_may_lend(0, 2, 1'000 * ms, 0, 1'000 * ms));
+  // Surplus: more than kLendPerWorker per worker, whatever the wait, to a
+  // thief idle for one of the node's task times.
+  EXPECT_FALSE(node_may_lend(full, 2, 0, ms, ms));
+  EXPECT_TRUE(node_may_lend(full + 1, 2, 0, ms, ms));
+  EXPECT_FALSE(node_may_lend(full + 1, 2, 0, ms, ms - 1));
+  EXPECT_TRUE(node_may_lend(100 * full, 2, 0, 0, 0));  // no task time yet
+  EXPECT_TRUE(node_may_lend(kLendPerWorker + 1, 1, 0, ms, ms));
+  EXPECT_TRUE(node_may_lend(kLendPerWorker + 1, 0, 0, 0, 0));  // (a node without workers counts as one)
+  // Stall (to any thief): no task time measured yet: the minimum.
+  EXPECT_FALSE(node_may_lend(1, 2, kLendStallMinNs - 1, 0, 0));
+  EXPECT_TRUE(node_may_lend(1, 2, kLendStallMinNs, 0, 0));
   // kLendStallTasks times the node's mean task time, at least the minimum...
-  EXPECT_FALSE(node_may_lend(1, 2, kLendStallMinNs - 1, 1'000));
-  EXPECT_TRUE(node_may_lend(1, 2, kLendStallMinNs, 1'000));
-  EXPECT_FALSE(node_may_lend(full, 2, kLendStallTasks * 1'000'000 - 1, 1'000'000));
-  EXPECT_TRUE(node_may_lend(full, 2, kLendStallTasks * 1'000'000, 1'000'000));
+  EXPECT_FALSE(node_may_lend(1, 2, kLendStallMinNs - 1, 1'000, 0));
+  EXPECT_TRUE(node_may_lend(1, 2, kLendStallMinNs, 1'000, 0));
+  EXPECT_FALSE(node_may_lend(full, 2, kLendStallTasks * ms - 1, ms, 0));
+  EXPECT_TRUE(node_may_lend(full, 2, kLendStallTasks * ms, ms, 0));
+  EXPECT_TRUE(node_may_lend(full + 1, 2, kLendStallTasks * ms, ms, 0));  // a surplus stalls too
   // ... and at most the maximum, however long its tasks.
-  EXPECT_FALSE(node_may_lend(1, 2, kLendStallMaxNs - 1, 3'600'000'000'000));
-  EXPECT_TRUE(node_may_lend(1, 2, kLendStallMaxNs, 3'600'000'000'000));
+  EXPECT_FALSE(node_may_lend(1, 2, kLendStallMaxNs - 1, 3'600'000 * ms, 0));
+  EXPECT_TRUE(node_may_lend(1, 2, kLendStallMaxNs, 3'600'000 * ms, 0));
 }
 
 namespace {
@@ -619,7 +624,7 @@ TEST(AffinityRuntime, ANodeWithASurplusLendsIt) {
   // 200 tasks of 200 µs queued for node 1 at once, its workers running them
   // (never stuck): more than 6 per worker is a surplus, which worker 1
   // (and 0, in g.wait) of node 0 take as soon as they have been idle for
-  // 200 µs: they run a fair share (node 1 keeps its last ones, unless it
+  // 200 µs (and one task time, 200 µs): they run a fair share (node 1 keeps its last ones, unless it
   // stalls: not asserted, the machine may preempt its workers).
   Watchdog dog(60, "a node's surplus of loose tasks");
   Runtime rt(canopy_test::options(4), Topology::from_synthetic("numa:2 core:2 pu:1"));

@@ -15,9 +15,10 @@
 // task takes it first; 200 µs, every time, for another node's, and a
 // node's own queue only while that node is overloaded: node_may_lend
 // below). Strict queues are never taken by another worker (worker target)
-// or a worker of another node (node target). A loose hint the calling worker satisfies
-// itself is still queued, not pushed on its deque: deque tasks are what
-// idle workers steal first, loose hinted ones what they take last.
+// or a worker of another node (node target). A loose hint the calling
+// worker satisfies itself is still queued, not pushed on its deque: deque
+// tasks are what idle workers steal first, loose hinted ones what they
+// take last.
 #pragma once
 #include <cstdint>
 #include <new>
@@ -48,8 +49,10 @@ struct Target {
 // about the node: on a loaded or emulated machine a thief is "idle" for
 // hundreds of µs while the node works through its queue at its pace):
 //  - surplus: more tasks queued than kLendPerWorker per worker of the node,
-//    more than it would start within a few task times; the thief takes
-//    the excess (a node holding all the data still gets help);
+//    more than it would start within a few task times, to a thief that has
+//    been idle for at least the mean run time of the node's tasks (and
+//    200 µs): it takes the excess, a task at a time, while the node works
+//    through the rest (a node holding all the data still gets help);
 //  - stall: the node took none of them, and its oldest one has waited, for
 //    kLendStallTasks times the mean run time of the node's tasks (at least
 //    kLendStallMinNs, at most kLendStallMaxNs): its workers are stuck in
@@ -67,11 +70,13 @@ inline constexpr std::int64_t kLendStallMaxNs = 1'000'000'000;
 
 // The rule above: `queued` loose tasks for a node of `workers` workers, the
 // oldest waiting (or the node's last take) `waited_ns` ago, its tasks taking
-// `task_ns` on average (0: none measured yet). The node's NodeLoad
-// (affine_queue.hpp) holds these.
-constexpr bool node_may_lend(std::uint32_t queued, int workers, std::int64_t waited_ns, std::int64_t task_ns) {
+// `task_ns` on average (0: none measured yet; the node's NodeLoad,
+// affine_queue.hpp, holds these), for a thief idle for `idle_ns`.
+constexpr bool node_may_lend(std::uint32_t queued, int workers, std::int64_t waited_ns, std::int64_t task_ns,
+                             std::int64_t idle_ns) {
   if (queued == 0) return false;
-  if (queued > kLendPerWorker * static_cast<std::uint32_t>(workers > 0 ? workers : 1)) return true;
+  if (queued > kLendPerWorker * static_cast<std::uint32_t>(workers > 0 ? workers : 1) && idle_ns >= task_ns)
+    return true;
   std::int64_t stall = kLendStallTasks * task_ns;
   stall = stall < kLendStallMinNs ? kLendStallMinNs : stall > kLendStallMaxNs ? kLendStallMaxNs : stall;
   return waited_ns >= stall;
