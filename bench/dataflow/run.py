@@ -45,7 +45,7 @@ from benchlib import OMP_ENV, add_results, binary, built_programs, collect_with_
 # problem: programs (impl part of the binary name); a program may print
 # several competitors (tbb and tbb-prebuilt, gomp-for and gomp-depend).
 PROBLEMS = {
-    "wavefront": ["sequential", "gomp", "libomp", "starpu", "tbb", "tbb-prebuilt", "canopy"],
+    "wavefront": ["sequential", "gomp", "libomp", "starpu", "tbb", "tbb-prebuilt", "canopy", "canopy-graph"],
     "cholesky": ["sequential", "gomp", "libomp", "starpu", "openblas", "canopy"],
     "stream": ["gomp"],
     "jacobi2d": ["gomp", "libomp", "canopy"],

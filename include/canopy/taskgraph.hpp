@@ -1,0 +1,97 @@
+// Task graphs: data-flow tasks recorded once and run many times.
+//
+// A TaskGraph records tasks with the same accesses as canopy::submit and
+// finds their dependencies once, when each task is added (read after write,
+// write after read, write after write, in the order of the add calls).
+// run() then executes every task in dependency order, independent tasks in
+// parallel, and can be called again and again: each run costs only the
+// tasks (one atomic decrement per dependency, a deque push per task that
+// becomes ready beside another), not the dependency analysis. For a loop
+// that repeats the same graph (time steps of a stencil, a factorization per
+// right-hand side, a wavefront per frame) this is what Taskflow and oneTBB's
+// flow graph offer when the graph is built in advance, and what OpenMP 6.0's
+// `taskgraph` construct records.
+//
+//   canopy::TaskGraph g;
+//   for (int i = 0; i < n; ++i)
+//     g.add({canopy::read(in[i]), canopy::write(out[i])}, [=] { step(i); });
+//   for (int t = 0; t < steps; ++t) g.run(rt);   // rethrows a task's exception
+//
+// Semantics: a run executes each task once, after the tasks added before it
+// that conflict with it have finished. A task that throws cancels the tasks
+// that depend on it (directly or through other cancelled tasks) for that run;
+// run() rethrows the first exception once every other task has finished or
+// been cancelled, and the graph can be run again. Handles are read when a
+// task is added and not looked at again: the graph keeps no reference to
+// them (freeing a handle later changes nothing in the graph; the callables
+// must of course not use memory that is gone). Graph tasks are not ordered
+// with tasks of canopy::submit, count no locality and get no owner-computes
+// hint: say where a task should run with its Affinity. The callables are
+// kept (copied or moved) until the graph is destroyed and called by
+// reference each run. One run at a time per graph; add() while it runs is
+// an error.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <memory>
+#include <new>
+#include <span>
+#include <type_traits>
+#include <utility>
+
+#include "canopy/affinity.hpp"
+#include "canopy/dataflow.hpp"
+#include "canopy/runtime.hpp"
+
+namespace canopy {
+
+class TaskGraph {
+ public:
+  TaskGraph();
+  ~TaskGraph();
+  TaskGraph(TaskGraph&&) noexcept;
+  TaskGraph& operator=(TaskGraph&&) noexcept;
+  TaskGraph(const TaskGraph&) = delete;
+  TaskGraph& operator=(const TaskGraph&) = delete;
+
+  // Records f (a callable with no arguments) with its accesses; returns its
+  // index (0, 1, ...). Throws canopy::Error for a null or freed handle, a bad
+  // access mode, more than kMaxAccesses distinct handles, or a graph that is
+  // running.
+  template <class F>
+  std::size_t add(std::span<const Access> accesses, F&& f, Affinity affinity = {}) {
+    using Fn = std::decay_t<F>;
+    static_assert(std::is_invocable_v<Fn&>, "TaskGraph::add needs a callable with no arguments");
+    void* mem = allocate(sizeof(Fn), alignof(Fn));
+    Fn* fn = ::new (mem) Fn(std::forward<F>(f));
+    constexpr void (*destroy)(void*) =
+        std::is_trivially_destructible_v<Fn> ? nullptr : +[](void* p) { static_cast<Fn*>(p)->~Fn(); };
+    return add_task(accesses.data(), accesses.size(), affinity, fn, +[](void* p) { (*static_cast<Fn*>(p))(); },
+                    destroy);
+  }
+  template <class F>
+  std::size_t add(std::initializer_list<Access> accesses, F&& f, Affinity affinity = {}) {
+    return add(std::span<const Access>(accesses.begin(), accesses.size()), std::forward<F>(f), affinity);
+  }
+
+  // Runs every task once on rt (or default_runtime()) and returns when all
+  // have finished; rethrows the first exception a task threw. The calling
+  // thread helps. Throws canopy::Error if the graph is already running.
+  void run(Runtime& rt);
+  void run();
+
+  std::size_t size() const noexcept;   // tasks
+  std::size_t edges() const noexcept;  // dependencies (one per ordered pair of tasks)
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+  void* allocate(std::size_t bytes, std::size_t align);
+  // Takes ownership of fn (destroys it when it throws).
+  std::size_t add_task(const Access* accesses, std::size_t count, const Affinity& affinity, void* fn,
+                       void (*invoke)(void*), void (*destroy)(void*));
+};
+
+}  // namespace canopy
