@@ -68,6 +68,40 @@ canopy_status_t canopy_wait_data(canopy_runtime_t* rt, canopy_data_t data);
 canopy_status_t canopy_data_locality(canopy_data_t data, uint64_t* local_bytes, uint64_t* remote_bytes,
                                      uint64_t* accesses);
 
+/* Task graphs (canopy/taskgraph.hpp): tasks recorded once, with their
+ * accesses (the dependencies are found when each is added, in the order of
+ * the calls), then run any number of times, each run paying only for the
+ * tasks:
+ *
+ *   canopy_taskgraph_t* g;
+ *   canopy_taskgraph_create(&g);
+ *   canopy_taskgraph_add(g, acc, 2, NULL, step, &args);   // ... once per task
+ *   for (t = 0; t < steps; ++t) canopy_taskgraph_run(g, rt);
+ *   canopy_taskgraph_destroy(g);
+ *
+ * The graph keeps no reference to the handles (they are read at add). */
+typedef struct canopy_taskgraph canopy_taskgraph_t;
+
+/* A new, empty graph in *out (EINVAL: out is NULL). */
+canopy_status_t canopy_taskgraph_create(canopy_taskgraph_t** out);
+
+/* Records fn(arg) with `count` accesses and an affinity hint (NULL: none).
+ * The same errors as canopy_submit, and EINVAL for a NULL graph or one that
+ * is running. */
+canopy_status_t canopy_taskgraph_add(canopy_taskgraph_t* graph, const canopy_access_t* accesses, size_t count,
+                                     const canopy_affinity_t* affinity, void (*fn)(void* arg), void* arg);
+
+/* Runs every task once, in dependency order, on `rt` (NULL: the runtime of
+ * the calling worker, else the default one), and returns when all have
+ * finished. EINVAL for a NULL graph or one that is already running. */
+canopy_status_t canopy_taskgraph_run(canopy_taskgraph_t* graph, canopy_runtime_t* rt);
+
+/* Tasks recorded (0 for NULL). */
+size_t canopy_taskgraph_size(const canopy_taskgraph_t* graph);
+
+/* Frees the graph (NULL: nothing). Not while it runs. */
+void canopy_taskgraph_destroy(canopy_taskgraph_t* graph);
+
 #ifdef __cplusplus
 }
 #endif

@@ -75,9 +75,10 @@ class TaskGraph {
     return add(std::span<const Access>(accesses.begin(), accesses.size()), std::forward<F>(f), affinity);
   }
 
-  // Runs every task once on rt (or default_runtime()) and returns when all
-  // have finished; rethrows the first exception a task threw. The calling
-  // thread helps. Throws canopy::Error if the graph is already running.
+  // Runs every task once on rt (without one: the calling worker's runtime,
+  // else default_runtime()) and returns when all have finished; rethrows the
+  // first exception a task threw. The calling thread helps. Throws
+  // canopy::Error if the graph is already running.
   void run(Runtime& rt);
   void run();
 
@@ -89,6 +90,7 @@ class TaskGraph {
  private:
   std::unique_ptr<Impl> impl_;
   void* allocate(std::size_t bytes, std::size_t align);
+  void run_in(TaskGroup& group);
   // Takes ownership of fn (destroys it when it throws).
   std::size_t add_task(const Access* accesses, std::size_t count, const Affinity& affinity, void* fn,
                        void (*invoke)(void*), void (*destroy)(void*));

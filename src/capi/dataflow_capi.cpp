@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "canopy/dataflow.hpp"
+#include "canopy/taskgraph.hpp"
 #include "canopy_dataflow.h"
 #include "capi/capi.hpp"
 
@@ -89,7 +90,19 @@ struct CTask {
   void operator()() const { fn(arg); }
 };
 
+// The accesses of a C call, checked and converted (into `acc`).
+void accesses_from_c(const canopy_access_t* accesses, std::size_t count, Access* acc) {
+  if (count > 0 && !accesses) fail(CANOPY_EINVAL, fmt::format("accesses is NULL but count is {}", count));
+  if (count > CANOPY_MAX_ACCESSES)
+    fail(CANOPY_ERANGE, fmt::format("count = {}: at most CANOPY_MAX_ACCESSES ({})", count, CANOPY_MAX_ACCESSES));
+  for (std::size_t i = 0; i < count; ++i) acc[i] = Access{data_from_c(accesses[i].data), mode_from_c(accesses[i], i)};
+}
+
 }  // namespace
+
+struct canopy_taskgraph {
+  TaskGraph graph;
+};
 
 extern "C" {
 
@@ -97,11 +110,8 @@ canopy_status_t canopy_submit(canopy_runtime_t* rt, const canopy_access_t* acces
                               const canopy_affinity_t* affinity, void (*fn)(void*), void* arg) {
   return guard("canopy_submit", CANOPY_EINVAL, [&] {
     if (!fn) fail(CANOPY_EINVAL, "fn is NULL");
-    if (count > 0 && !accesses) fail(CANOPY_EINVAL, fmt::format("accesses is NULL but count is {}", count));
-    if (count > CANOPY_MAX_ACCESSES)
-      fail(CANOPY_ERANGE, fmt::format("count = {}: at most CANOPY_MAX_ACCESSES ({})", count, CANOPY_MAX_ACCESSES));
     Access acc[CANOPY_MAX_ACCESSES];
-    for (std::size_t i = 0; i < count; ++i) acc[i] = Access{data_from_c(accesses[i].data), mode_from_c(accesses[i], i)};
+    accesses_from_c(accesses, count, acc);
     const Affinity a = affinity ? affinity_from_c(*affinity) : Affinity{};
     in_runtime(rt, [&] { submit(std::span<const Access>(acc, count), CTask{fn, arg}, a); });
   });
@@ -124,5 +134,35 @@ canopy_status_t canopy_data_locality(canopy_data_t data, uint64_t* local_bytes, 
     if (accesses) *accesses = l.accesses;
   });
 }
+
+canopy_status_t canopy_taskgraph_create(canopy_taskgraph_t** out) {
+  return guard("canopy_taskgraph_create", CANOPY_EINVAL, [&] {
+    if (!out) fail(CANOPY_EINVAL, "out is NULL");
+    *out = new canopy_taskgraph;
+  });
+}
+
+canopy_status_t canopy_taskgraph_add(canopy_taskgraph_t* graph, const canopy_access_t* accesses, size_t count,
+                                     const canopy_affinity_t* affinity, void (*fn)(void*), void* arg) {
+  return guard("canopy_taskgraph_add", CANOPY_EINVAL, [&] {
+    if (!graph) fail(CANOPY_EINVAL, "graph is NULL");
+    if (!fn) fail(CANOPY_EINVAL, "fn is NULL");
+    Access acc[CANOPY_MAX_ACCESSES];
+    accesses_from_c(accesses, count, acc);
+    const Affinity a = affinity ? affinity_from_c(*affinity) : Affinity{};
+    graph->graph.add(std::span<const Access>(acc, count), CTask{fn, arg}, a);
+  });
+}
+
+canopy_status_t canopy_taskgraph_run(canopy_taskgraph_t* graph, canopy_runtime_t* rt) {
+  return guard("canopy_taskgraph_run", CANOPY_EINVAL, [&] {
+    if (!graph) fail(CANOPY_EINVAL, "graph is NULL");
+    in_runtime(rt, [&] { graph->graph.run(); });
+  });
+}
+
+size_t canopy_taskgraph_size(const canopy_taskgraph_t* graph) { return graph ? graph->graph.size() : 0; }
+
+void canopy_taskgraph_destroy(canopy_taskgraph_t* graph) { delete graph; }
 
 }  // extern "C"

@@ -270,10 +270,19 @@ std::size_t TaskGraph::add_task(const Access* acc, std::size_t n, const Affinity
   return self;
 }
 
-void TaskGraph::run() { run(default_runtime()); }
+void TaskGraph::run() {
+  if (!impl_) throw Error("TaskGraph: used after it was moved from");
+  TaskGroup group;  // the calling worker's runtime, else the default one
+  run_in(group);
+}
 
 void TaskGraph::run(Runtime& rt) {
   if (!impl_) throw Error("TaskGraph: used after it was moved from");
+  TaskGroup group(rt);  // enters rt when the caller is not one of its workers
+  run_in(group);
+}
+
+void TaskGraph::run_in(TaskGroup& group) {
   Impl& g = *impl_;
   if (g.running.exchange(true, std::memory_order_acq_rel))
     throw Error("TaskGraph::run: the graph is already running (one run at a time)");
@@ -289,12 +298,9 @@ void TaskGraph::run(Runtime& rt) {
     g.cancelled[i].store(0, std::memory_order_relaxed);
   }
   g.error = nullptr;
-  // (The spawns below publish the counters to the workers.)
-  rt.run([&] {
-    TaskGroup group(rt);
-    for (const std::uint32_t r : g.roots) spawn_task(&g, &group, r);
-    group.wait();
-  });
+  // (The spawns publish the counters to the workers.)
+  for (const std::uint32_t r : g.roots) spawn_task(&g, &group, r);
+  group.wait();
   if (g.error) std::rethrow_exception(std::exchange(g.error, nullptr));
 }
 

@@ -118,3 +118,37 @@ TEST(CapiDataflow, BadInput) {
   EXPECT_EQ(canopy_wait_all(r.rt), CANOPY_OK);
   EXPECT_STREQ(canopy_last_error(), "");
 }
+
+TEST(CapiDataflow, TaskGraphRunsInOrderOnEveryRunAndReportsBadInput) {
+  Rt r(2);
+  canopy_data_t d;
+  int x = 0;
+  ASSERT_EQ(canopy_data_register(&d, &x, sizeof x), CANOPY_OK);
+  canopy_access_t acc = {d, CANOPY_ACCESS_READ_WRITE};
+  canopy_taskgraph_t* g = nullptr;
+  ASSERT_EQ(canopy_taskgraph_create(&g), CANOPY_OK);
+  Chain c;
+  for (int i = 0; i < 200; ++i) ASSERT_EQ(canopy_taskgraph_add(g, &acc, 1, nullptr, push_next, &c), CANOPY_OK);
+  EXPECT_EQ(canopy_taskgraph_size(g), 200u);
+  for (int run = 0; run < 3; ++run) ASSERT_EQ(canopy_taskgraph_run(g, r.rt), CANOPY_OK) << canopy_last_error();
+  ASSERT_EQ(c.log.size(), 600u);
+  for (int i = 0; i < 600; ++i) ASSERT_EQ(c.log[static_cast<std::size_t>(i)], i);
+  auto nop = [](void*) {};
+  EXPECT_EQ(canopy_taskgraph_add(g, &acc, 1, nullptr, nullptr, nullptr), CANOPY_EINVAL);
+  expect_message("canopy_taskgraph_add: fn is NULL");
+  EXPECT_EQ(canopy_taskgraph_add(nullptr, &acc, 1, nullptr, nop, nullptr), CANOPY_EINVAL);
+  expect_message("graph is NULL");
+  std::vector<canopy_access_t> many(CANOPY_MAX_ACCESSES + 1, acc);
+  EXPECT_EQ(canopy_taskgraph_add(g, many.data(), many.size(), nullptr, nop, nullptr), CANOPY_ERANGE);
+  EXPECT_EQ(canopy_taskgraph_run(nullptr, r.rt), CANOPY_EINVAL);
+  EXPECT_EQ(canopy_taskgraph_create(nullptr), CANOPY_EINVAL);
+  EXPECT_EQ(canopy_data_free(d), CANOPY_OK);
+  EXPECT_EQ(canopy_taskgraph_add(g, &acc, 1, nullptr, nop, nullptr), CANOPY_EINVAL);
+  expect_message("data_free");
+  EXPECT_EQ(canopy_taskgraph_size(g), 200u);
+  EXPECT_EQ(canopy_taskgraph_run(g, nullptr), CANOPY_OK);  // the freed handle is not looked at again
+  EXPECT_EQ(c.log.size(), 800u);
+  canopy_taskgraph_destroy(g);
+  canopy_taskgraph_destroy(nullptr);
+  EXPECT_EQ(canopy_taskgraph_size(nullptr), 0u);
+}

@@ -1,6 +1,7 @@
 /* The data-flow C API compiled as strict C99 (canopy_dataflow.h must stay
  * plain C): a chain of read-write tasks on one handle must run in order,
- * readers of another see the chain's end, and bad input is reported. */
+ * readers of another see the chain's end, the same chain recorded as a task
+ * graph runs in order on every run, and bad input is reported. */
 #include <stdio.h>
 
 #include "canopy_dataflow.h"
@@ -29,8 +30,9 @@ int main(void) {
   canopy_data_t d = CANOPY_DATA_NULL_INIT;
   canopy_access_t acc[1];
   canopy_data_t null_handle = CANOPY_DATA_NULL_INIT;
+  canopy_taskgraph_t* graph = NULL;
   uint64_t local = 0, remote = 0, accesses = 0;
-  int i;
+  int i, run;
   options.num_threads = 2;
   options.bind = CANOPY_BIND_NONE;
   if (canopy_runtime_create(&rt, &options) != CANOPY_OK) {
@@ -53,9 +55,33 @@ int main(void) {
     if (s.log[i] != i) return 1;
   if (s.value != 16) return 1;
   if (canopy_data_locality(d, &local, &remote, &accesses) != CANOPY_OK || accesses != 17) return 1;
-  /* Bad input: a null handle. */
+  /* The same chain as a task graph, run three times. */
+  if (canopy_taskgraph_create(&graph) != CANOPY_OK) return 1;
+  acc[0].mode = CANOPY_ACCESS_READ_WRITE;
+  for (i = 0; i < 16; ++i)
+    if (canopy_taskgraph_add(graph, acc, 1, NULL, step, &s) != CANOPY_OK) return 1;
+  acc[0].mode = CANOPY_ACCESS_READ;
+  if (canopy_taskgraph_add(graph, acc, 1, NULL, check, &s) != CANOPY_OK) return 1;
+  if (canopy_taskgraph_size(graph) != 17) return 1;
+  for (run = 0; run < 3; ++run) {
+    s.value = 0;
+    s.n = 0;
+    if (canopy_taskgraph_run(graph, run == 2 ? NULL : rt) != CANOPY_OK) {
+      fprintf(stderr, "taskgraph run: %s\n", canopy_last_error());
+      return 1;
+    }
+    for (i = 0; i < 16; ++i)
+      if (s.log[i] != i) return 1;
+    if (s.value != 16) return 1;
+  }
+  /* Bad input: a null handle, a null graph. */
   acc[0].data = null_handle;
   if (canopy_submit(rt, acc, 1, NULL, step, &s) != CANOPY_EINVAL) return 1;
+  if (canopy_taskgraph_add(graph, acc, 1, NULL, step, &s) != CANOPY_EINVAL) return 1;
+  if (canopy_taskgraph_size(graph) != 17) return 1;
+  if (canopy_taskgraph_run(NULL, rt) != CANOPY_EINVAL) return 1;
+  if (canopy_taskgraph_create(NULL) != CANOPY_EINVAL) return 1;
+  canopy_taskgraph_destroy(graph);
   if (canopy_data_free(d) != CANOPY_OK) return 1;
   canopy_runtime_destroy(rt);
   printf("ok\n");
