@@ -2,7 +2,9 @@
 // resolving a hint to a target, queueing a hinted task (and waking who
 // should run it), and the scheduler's side of the per-worker and per-node
 // queues (canopy/detail/affine.hpp says where tasks go and in which order
-// workers look).
+// workers look), with each node's NodeLoad (loose tasks queued, since when
+// the queue has not moved) for the rule of when another node's idle worker
+// may take them (node_may_lend).
 //
 // Wake-ups. A task queued for a worker wakes that worker if it is
 // registered to sleep; one queued for a node wakes a sleeping worker of the
