@@ -234,8 +234,6 @@ std::size_t TaskGraph::add_task(const Access* acc, std::size_t n, const Affinity
     if (m > kMaxAccesses)
       throw Error(fmt::format("TaskGraph::add: {} accesses: at most {} per task (canopy::kMaxAccesses)", m,
                               kMaxAccesses));
-    g.tasks.reserve(g.tasks.size() + 1);
-    g.successors.reserve(g.successors.size() + 1);
   } catch (...) {
     if (destroy) destroy(fn);
     throw;

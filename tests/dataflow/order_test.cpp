@@ -1,7 +1,4 @@
-// Dependency order: a checker on random task graphs (each handle carries a
-// version; each task checks that it sees the version the sequential order
-// predicts and bumps what it writes, and a writer marks the handle busy
-// while it runs so that a concurrent reader or writer is caught), chains,
+// Dependency order: a checker on random task graphs (random_graph.hpp), chains,
 // parallelism of independent tasks and of readers, concurrent submitters,
 // and submission from outside the runtime. Each with 1, 2 and 5 workers.
 #include <gtest/gtest.h>
@@ -14,6 +11,7 @@
 #include <vector>
 
 #include "canopy/dataflow.hpp"
+#include "random_graph.hpp"
 #include "test_util.hpp"
 
 using canopy::Data;
@@ -37,62 +35,6 @@ bool wait_for(const std::atomic<int>& flag, int value) {
   return true;
 }
 
-struct RandomGraph {
-  static constexpr std::int64_t kBusy = -1;
-  std::vector<std::atomic<std::int64_t>> version;
-  std::atomic<std::int64_t> errors{0};
-  std::atomic<std::int64_t> ran{0};
-  explicit RandomGraph(std::size_t handles) : version(handles) {}
-};
-
-// Submits `tasks` tasks with 1..4 random accesses over `h` handles; each
-// task checks the versions the sequential order predicts.
-void submit_random_graph(RandomGraph& g, const Handles& h, std::int64_t tasks, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::vector<std::int64_t> predicted(h.size(), 0);
-  for (auto& v : g.version) v.store(0);
-  for (std::int64_t t = 0; t < tasks; ++t) {
-    const int n = 1 + static_cast<int>(rng() % 4);
-    struct Check {
-      std::uint32_t handle;
-      std::int64_t expect;
-      bool write;
-    };
-    std::vector<canopy::Access> acc;
-    std::vector<Check> checks;
-    for (int k = 0; k < n; ++k) {
-      const auto i = static_cast<std::uint32_t>(rng() % h.size());
-      bool dup = false;
-      for (const Check& c : checks) dup |= c.handle == i;
-      if (dup) continue;  // one access per handle (repeats are merged: tested elsewhere)
-      const int m = static_cast<int>(rng() % 3);
-      const auto mode = m == 0 ? canopy::AccessMode::Read : m == 1 ? canopy::AccessMode::Write : canopy::AccessMode::ReadWrite;
-      acc.push_back({h[i], mode});
-      checks.push_back({i, predicted[i], mode != canopy::AccessMode::Read});
-      if (mode != canopy::AccessMode::Read) ++predicted[i];
-    }
-    const bool slow = rng() % 64 == 0;
-    canopy::submit(std::span<const canopy::Access>(acc), [&g, checks = std::move(checks), slow] {
-      for (const Check& c : checks) {
-        if (c.write) {
-          std::int64_t expect = c.expect;
-          if (!g.version[c.handle].compare_exchange_strong(expect, RandomGraph::kBusy)) ++g.errors;
-        } else if (g.version[c.handle].load() != c.expect) {
-          ++g.errors;
-        }
-      }
-      if (slow) std::this_thread::yield();  // widen the window for a wrong overlap
-      for (const Check& c : checks) {
-        if (c.write)
-          g.version[c.handle].store(c.expect + 1);
-        else if (g.version[c.handle].load() != c.expect)
-          ++g.errors;
-      }
-      ++g.ran;
-    });
-  }
-}
-
 }  // namespace
 
 INSTANTIATE_TEST_SUITE_P(Workers, DataflowOrder, ::testing::ValuesIn(kWorkerCounts),
@@ -105,7 +47,8 @@ TEST_P(DataflowOrder, RandomGraphsRunAsIfSequential) {
     Handles h(handles);
     RandomGraph g(handles);
     rt.run([&] {
-      submit_random_graph(g, h, tasks, 12345 + handles);
+      make_random_graph(g, h, tasks, 12345 + handles,
+                        [](std::span<const canopy::Access> acc, auto&& f) { canopy::submit(acc, std::move(f)); });
       canopy::wait_all();
     });
     EXPECT_EQ(g.errors.load(), 0) << handles << " handles";

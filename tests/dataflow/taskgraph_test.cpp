@@ -1,5 +1,5 @@
 // TaskGraph: a random graph recorded once runs as if sequential on every
-// run (the version checker of order_test.cpp); the dependencies found;
+// run (the version checker of random_graph.hpp); the dependencies found;
 // exceptions cancel only dependents, for one run; hints; bad use. Each with
 // 1, 2 and 5 workers.
 #include "canopy/taskgraph.hpp"
@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "canopy/error.hpp"
+#include "random_graph.hpp"
 #include "test_util.hpp"
 
 using canopy::Runtime;
@@ -27,67 +28,6 @@ class DataflowTaskGraph : public ::testing::TestWithParam<int> {
   int workers() const { return GetParam(); }
 };
 
-struct Versions {
-  static constexpr std::int64_t kBusy = -1;
-  std::vector<std::atomic<std::int64_t>> version;
-  std::atomic<std::int64_t> errors{0};
-  std::atomic<std::int64_t> ran{0};
-  explicit Versions(std::size_t handles) : version(handles) {}
-  void reset() {
-    for (auto& v : version) v.store(0);
-    ran.store(0);
-  }
-};
-
-// Records `tasks` tasks with 1..4 random accesses over `h`; each checks the
-// versions the sequential order predicts (from all-zero versions).
-void record_random_graph(TaskGraph& graph, Versions& g, const Handles& h, std::int64_t tasks, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::vector<std::int64_t> predicted(h.size(), 0);
-  for (std::int64_t t = 0; t < tasks; ++t) {
-    struct Check {
-      std::uint32_t handle;
-      std::int64_t expect;
-      bool write;
-    };
-    std::vector<canopy::Access> acc;
-    std::vector<Check> checks;
-    const int n = 1 + static_cast<int>(rng() % 4);
-    for (int k = 0; k < n; ++k) {
-      const auto i = static_cast<std::uint32_t>(rng() % h.size());
-      bool dup = false;
-      for (const Check& c : checks) dup |= c.handle == i;
-      if (dup) continue;
-      const int m = static_cast<int>(rng() % 3);
-      const auto mode = m == 0   ? canopy::AccessMode::Read
-                        : m == 1 ? canopy::AccessMode::Write
-                                 : canopy::AccessMode::ReadWrite;
-      acc.push_back({h[i], mode});
-      checks.push_back({i, predicted[i], mode != canopy::AccessMode::Read});
-      if (mode != canopy::AccessMode::Read) ++predicted[i];
-    }
-    const bool slow = rng() % 64 == 0;
-    graph.add(std::span<const canopy::Access>(acc), [&g, checks = std::move(checks), slow] {
-      for (const Check& c : checks) {
-        if (c.write) {
-          std::int64_t expect = c.expect;
-          if (!g.version[c.handle].compare_exchange_strong(expect, Versions::kBusy)) ++g.errors;
-        } else if (g.version[c.handle].load() != c.expect) {
-          ++g.errors;
-        }
-      }
-      if (slow) std::this_thread::yield();  // widen the window for a wrong overlap
-      for (const Check& c : checks) {
-        if (c.write)
-          g.version[c.handle].store(c.expect + 1);
-        else if (g.version[c.handle].load() != c.expect)
-          ++g.errors;
-      }
-      ++g.ran;
-    });
-  }
-}
-
 }  // namespace
 
 INSTANTIATE_TEST_SUITE_P(Workers, DataflowTaskGraph, ::testing::ValuesIn(kWorkerCounts),
@@ -98,9 +38,10 @@ TEST_P(DataflowTaskGraph, RandomGraphRunsAsIfSequentialOnEveryRun) {
   const std::int64_t tasks = 50'000 / kScaleDown;
   for (std::size_t handles : {4u, 64u}) {
     Handles h(handles);
-    Versions v(handles);
+    RandomGraph v(handles);
     TaskGraph graph;
-    record_random_graph(graph, v, h, tasks, 777 + handles);
+    make_random_graph(v, h, tasks, 777 + handles,
+                      [&graph](std::span<const canopy::Access> acc, auto&& f) { graph.add(acc, std::move(f)); });
     ASSERT_EQ(graph.size(), static_cast<std::size_t>(tasks));
     for (int run = 0; run < 3; ++run) {
       v.reset();
