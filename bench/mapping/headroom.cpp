@@ -97,13 +97,7 @@ int main(int argc, char** argv) {
       const CommMatrix m = read_matrix(c.matrix);
       const std::vector<std::string> case_regimes =
           c.regimes.empty() ? default_regimes(m.size(), topo.num_pus()) : c.regimes;
-      cmap::Graph g;
-      g.n = m.size();
-      g.xadj = m.row_ptr();
-      g.adj = m.cols();
-      g.ew = m.weights();
-      g.vw.assign(g.n, 1);
-      g.total_vw = g.n;
+      const cmap::Graph g = cmap::graph_of(m);
       for (const std::string& regime : case_regimes) {
         if (!regimes.empty() && std::find(regimes.begin(), regimes.end(), regime) == regimes.end()) continue;
         const double t_start = cpu_seconds();

@@ -30,17 +30,6 @@ using namespace canopy::cmap;
 
 namespace {
 
-Graph graph_of(const CommMatrix& m) {
-  Graph g;
-  g.n = m.size();
-  g.xadj = m.row_ptr();
-  g.adj = m.cols();
-  g.ew = m.weights();
-  g.vw.assign(g.n, 1);
-  g.total_vw = g.n;
-  return g;
-}
-
 std::int64_t weight_of(const Graph& g, const std::vector<std::uint8_t>& part, int side) {
   std::int64_t w = 0;
   for (int v = 0; v < g.n; ++v)

@@ -33,17 +33,8 @@ std::vector<int> canopy(const Topology& topo, const CommMatrix& m, const MapOpti
 
   const std::vector<double> weights = resolve_weights(topo, opt.weights);
 
-  // The matrix's CSR as the algorithm's graph (one copy: O(edges)).
-  cmap::Graph g;
-  g.n = T;
-  g.xadj = m.row_ptr();
-  g.adj = m.cols();
-  g.ew = m.weights();
-  g.vw.assign(T, 1);
-  g.total_vw = T;
-
   const cmap::Tree tree = cmap::build_tree(topo, slots.capacity);
-  return cmap::map_graph(g, tree, weights);
+  return cmap::map_graph(cmap::graph_of(m), tree, weights);
 }
 
 }  // namespace canopy::policy

@@ -4,7 +4,20 @@
 #include <algorithm>
 #include <numeric>
 
+#include "canopy/comm_matrix.hpp"
+
 namespace canopy::cmap {
+
+Graph graph_of(const CommMatrix& m) {
+  Graph g;
+  g.n = static_cast<int>(m.size());
+  g.xadj = m.row_ptr();
+  g.adj = m.cols();
+  g.ew = m.weights();
+  g.vw.assign(static_cast<std::size_t>(g.n), 1);
+  g.total_vw = g.n;
+  return g;
+}
 
 int Graph::max_vw() const {
   int m = 0;

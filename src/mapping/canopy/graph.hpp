@@ -7,6 +7,10 @@
 #include <cstdint>
 #include <vector>
 
+namespace canopy {
+class CommMatrix;
+}
+
 namespace canopy::cmap {
 
 struct Graph {
@@ -20,6 +24,10 @@ struct Graph {
   int degree(int v) const { return static_cast<int>(xadj[v + 1] - xadj[v]); }
   int max_vw() const;
 };
+
+// A communication matrix's CSR as a graph of tasks of weight 1 (one copy:
+// O(edges)).
+Graph graph_of(const CommMatrix& m);
 
 // splitmix64: tiny, fast, and the same sequence on every platform.
 class Rng {

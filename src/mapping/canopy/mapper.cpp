@@ -198,6 +198,16 @@ std::vector<int> map_graph(const Graph& g, const Tree& tree, const std::vector<d
     ordered.bisect.in_order = true;
     run_start(params.seed ^ 0x6f72646572ULL, ordered);  // "order"
   }
+  // A kicked placement, refined, replaces the best when it is cheaper.
+  auto refine_and_keep = [&](std::vector<int>& pos, std::uint64_t seed) {
+    refine_swaps(g, tree, weights, pos, seed, work);
+    if (run_kl) refine_kl(g, tree, weights, pos, seed ^ 0x5a5a5a5aULL, kl_work, e.kl_passes);
+    const double c = weighted_cost(g, tree, weights, pos);
+    if (c < best_cost) {
+      best_cost = c;
+      best = std::move(pos);
+    }
+  };
   // Iterated local search: the starts end in local optima of the swap
   // neighbourhood; a kick (random swaps anywhere) followed by the same
   // refinement explores the optima near the best one, which the independent
@@ -211,14 +221,7 @@ std::vector<int> map_graph(const Graph& g, const Tree& tree, const std::vector<d
       const int kicks = std::max(2, static_cast<int>(k * g.n));
       std::vector<int> pos = best;
       for (int i = 0; i < kicks; ++i) std::swap(pos[rng.below(g.n)], pos[rng.below(g.n)]);
-      const std::uint64_t seed = params.seed + 0x2545f4914f6cdd1dULL * static_cast<std::uint64_t>(r + 1);
-      refine_swaps(g, tree, weights, pos, seed, work);
-      if (run_kl) refine_kl(g, tree, weights, pos, seed ^ 0x5a5a5a5aULL, kl_work, e.kl_passes);
-      const double c = weighted_cost(g, tree, weights, pos);
-      if (c < best_cost) {
-        best_cost = c;
-        best = std::move(pos);
-      }
+      refine_and_keep(pos, params.seed + 0x2545f4914f6cdd1dULL * static_cast<std::uint64_t>(r + 1));
     }
   }
   // Cluster kicks: the random kicks above scatter single tasks, and the
@@ -234,14 +237,7 @@ std::vector<int> map_graph(const Graph& g, const Tree& tree, const std::vector<d
     for (int r = 0; r < e.cluster_rounds; ++r) {
       std::vector<int> pos = best;
       if (!cluster_kick(g, tree, pos, grow, rng, 1 << (1 + r % std::max(1, e.cluster_sizes)))) continue;
-      const std::uint64_t seed = params.seed + 0x6a09e667f3bcc909ULL * static_cast<std::uint64_t>(r + 1);
-      refine_swaps(g, tree, weights, pos, seed, work);
-      if (run_kl) refine_kl(g, tree, weights, pos, seed ^ 0x5a5a5a5aULL, kl_work, e.kl_passes);
-      const double c = weighted_cost(g, tree, weights, pos);
-      if (c < best_cost) {
-        best_cost = c;
-        best = std::move(pos);
-      }
+      refine_and_keep(pos, params.seed + 0x6a09e667f3bcc909ULL * static_cast<std::uint64_t>(r + 1));
     }
   }
   return best;
