@@ -81,6 +81,23 @@ void gemm(const double* aik, const double* ajk, double* aij, long nb);
 // The whole factorization, tile after tile, without a runtime.
 void factor_sequential(Tiled& a);
 
+// The lookahead variant ("<impl>-tall"): the tiled algorithm on the whole
+// column-major matrix (lda = n, tile (i, j) at full + j*nb*n + i*nb). At
+// step k, column k+1 (the next step's panel: its critical path) is updated
+// tile by tile as in the tiled algorithm; every later column j gets one tall
+// gemm of its tiles j+1..nt-1 (OpenBLAS packs each call's operands: a
+// 3840 x 256 x 256 call runs ~10% faster per flop than a 256 x 256 x 256
+// one here), issued a step ahead of when it is needed.
+//   potrf(k)                        RW (k, k)
+//   trsm(i, k)        i > k         R (k, k), RW (i, k)
+//   syrk(j, k)        j > k         R (j, k), RW (j, j)
+//   gemm(i, j, k, t)  i > j > k     R (i..i+t-1, k), (j, k); RW (i..i+t-1, j): t tiles at once
+double* full_tile(double* full, long n, long nb, long i, long j);
+void full_potrf(double* full, long n, long nb, long k);
+void full_trsm(double* full, long n, long nb, long i, long k);
+void full_syrk(double* full, long n, long nb, long j, long k);
+void full_gemm(double* full, long n, long nb, long i, long j, long k, long tiles);
+
 // Checks that l (the factor, lower triangle) factors a: a solve with a known
 // solution (O(n^2), every run), and with `full` also the residual
 // ||A - L L^T||_F / ||A||_F (O(n^3), --smoke sizes). Exits 1 on failure.
@@ -98,6 +115,26 @@ void run(const df::Args& a, const char* prog, const char* impl, Factor&& factor)
     const double t0 = bench::now();
     factor(m);
     const double t = bench::now() - t0;
+    check(prog, pristine, m, a.smoke);
+    return t;
+  });
+}
+
+// A run on `full` (n x n doubles, the caller's, so that it can register it
+// once): copy the matrix there in column-major form (untimed), time
+// factor(full, size), copy back and check.
+template <class Factor>
+void run_full(const df::Args& a, const char* prog, const char* impl, double* full, Factor&& factor) {
+  blas_threads(1);
+  const Size s = size(a, prog);
+  Tiled pristine(s), m(s);
+  make_spd(pristine);
+  df::measure_timed(a, "cholesky", impl, flops(s), "flop", [&] {
+    to_full(pristine, full);
+    const double t0 = bench::now();
+    factor(full, s);
+    const double t = bench::now() - t0;
+    from_full(full, m);
     check(prog, pristine, m, a.smoke);
     return t;
   });
