@@ -126,6 +126,17 @@ def table(title, header, rows, markdown):
     sys.stdout.flush()
 
 
+def add_common_arguments(ap, problems):
+    """The flags every runner has: --bin, --rounds, --threads, --only (one of `problems`), --markdown, --max-others."""
+    ap.add_argument("--bin", required=True, help="directory with the canopy_bench_* binaries (build/bin)")
+    ap.add_argument("--rounds", type=int, default=5, help="runs of each program (the median is reported)")
+    ap.add_argument("--threads", default="1,2", help="thread counts, comma separated")
+    ap.add_argument("--only", default="", help=f"problems to run, comma separated ({','.join(problems)})")
+    ap.add_argument("--markdown", action="store_true", help="print Markdown tables")
+    ap.add_argument("--max-others", type=float, default=0.10,
+                    help="run a program again when other processes used more than this share of the CPUs")
+
+
 def collect_with_load_report(collect, args):
     """Calls collect(args) between two looks at the machine and prints how
     busy it was meanwhile (ours vs other processes) and how many program

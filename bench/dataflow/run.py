@@ -40,7 +40,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
-from benchlib import OMP_ENV, add_results, binary, built_programs, collect_with_load_report, median, run, run_quietly, table  # noqa: E402
+from benchlib import OMP_ENV, add_common_arguments, add_results, binary, built_programs, collect_with_load_report, median, run, run_quietly, table  # noqa: E402
 
 # problem: programs (impl part of the binary name); a program may print
 # several competitors (tbb and tbb-prebuilt, gomp-for and gomp-depend).
@@ -269,10 +269,7 @@ def callgrind(args):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--bin", required=True, help="directory with the canopy_bench_* binaries (build/bin)")
-    ap.add_argument("--rounds", type=int, default=5, help="runs of each program (the median is reported)")
-    ap.add_argument("--threads", default="1,2", help="thread counts, comma separated")
-    ap.add_argument("--only", default="", help="problems to run, comma separated (wavefront,cholesky,stream,jacobi2d)")
+    add_common_arguments(ap, PROBLEMS)
     ap.add_argument("--tile", type=int, default=0, help="Cholesky tile size (default 256)")
     ap.add_argument("--jacobi-blocks", default="32,256,1024",
                     help="row-block counts of the Jacobi task versions, comma separated (default 32,256,1024)")
@@ -280,9 +277,6 @@ def main():
     ap.add_argument("--callgrind", action="store_true", help="also count instructions per dependent task")
     ap.add_argument("--callgrind-n", type=int, default=128, help="wavefront side for --callgrind (default 128)")
     ap.add_argument("--smoke", action="store_true", help="run everything once on tiny sizes, checked (a test)")
-    ap.add_argument("--markdown", action="store_true", help="print Markdown tables")
-    ap.add_argument("--max-others", type=float, default=0.10,
-                    help="run a program again when other processes used more than this share of the CPUs")
     args = ap.parse_args()
     args.threads = [int(t) for t in args.threads.split(",")]
     bad_blocks = f"--jacobi-blocks: expected positive integers separated by commas, got {args.jacobi_blocks!r}"
