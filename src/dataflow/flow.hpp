@@ -158,6 +158,10 @@ inline constexpr std::int64_t kWaiting = std::int64_t{1} << 62;
 
 struct Domain {
   std::atomic<std::int64_t> count{1};
+  // The next submission's Node::seq. Relaxed load and store, not an atomic
+  // increment: two threads submitting at once may draw the same number,
+  // which only makes their order arbitrary.
+  std::atomic<std::uint32_t> next_seq{0};
   std::atomic<ErrorBox*> error{nullptr};
   // Bumped when an error is reported: States poisoned in an older epoch are clean.
   std::atomic<std::uint32_t> error_epoch{1};
@@ -231,6 +235,9 @@ struct Node {
   Domain* children = nullptr;          // its own, once it submits
   const FnOps* ops = nullptr;
   std::uint32_t fn_offset = 0;
+  // Its place in its domain's submission order (Domain::next_seq; wraps):
+  // of several tasks one release makes ready, the oldest runs first (finish).
+  std::uint32_t seq = 0;
   AccessRec* recs() { return reinterpret_cast<AccessRec*>(this + 1); }
   void* fn() { return reinterpret_cast<char*>(this) + fn_offset; }
 };

@@ -10,7 +10,8 @@
 // one, on a runtime of several NUMA nodes, the node holding most of the
 // bytes it writes (or accesses: RuntimeOptions::data_affinity); otherwise
 // the calling worker's own deque, the cheapest path — or, for one of the
-// tasks a finishing task made ready, straight on this worker after it.
+// tasks a finishing task made ready (the one submitted first), straight on
+// this worker after it; the others go to the deque oldest at the bottom.
 #include <algorithm>
 
 #include "canopy/detail/affine.hpp"
@@ -329,6 +330,51 @@ void release_general(Node* n, Domain* d, Worker* w, Node** ready, DataWaiter** s
 
 namespace {
 
+Node* as_node(AffineTask* t) { return static_cast<Node*>(static_cast<void*>(t)); }
+Node* list_next(Node* n) { return as_node(n->link.next); }
+
+// True when a was submitted before b (sequence numbers wrap).
+inline bool older(const Node* a, const Node* b) { return static_cast<std::int32_t>(a->seq - b->seq) < 0; }
+
+// The tasks one release made ready (a short list), sorted newest first:
+// queued in that order, the oldest ends at the bottom of this worker's
+// deque, where it pops first, and thieves take the newest. Running the
+// oldest first keeps to the program's order, which in factorizations and
+// other step-by-step graphs is the critical path: a task of the next step
+// would otherwise run before the one of this step that the next step's
+// first task waits for.
+[[gnu::noinline]] Node* newest_first(Node* list) {
+  AffineTask* sorted = nullptr;
+  AffineTask* rest = &list->link;
+  while (rest) {
+    AffineTask* t = rest;
+    rest = rest->next;
+    AffineTask** at = &sorted;
+    while (*at && !older(as_node(*at), as_node(t))) at = &(*at)->next;
+    t->next = *at;
+    *at = t;
+  }
+  return as_node(sorted);
+}
+
+// Unlinks the last (oldest) task of the list that has no hint, into *next.
+inline void take_oldest_unhinted(Node** list, Node** next) {
+  Node* pick = nullptr;
+  Node* before_pick = nullptr;
+  Node* prev = nullptr;
+  for (Node* n = *list; n; prev = n, n = list_next(n))
+    if (n->affinity.kind == Affinity::Kind::None) {
+      pick = n;
+      before_pick = prev;
+    }
+  if (!pick) return;
+  if (before_pick)
+    before_pick->link.next = pick->link.next;
+  else
+    *list = list_next(pick);
+  *next = pick;
+}
+
 [[gnu::always_inline]] inline Node* finish(Node* n, Worker* w, bool plain) {
   Node* next = nullptr;
   for (;;) {
@@ -344,11 +390,10 @@ namespace {
     n->~Node();
     free_bytes(w, n, cls);
     // One ready task without a hint (nor owner computes) is handed back to
-    // run next; the rest are queued.
-    if (ready && !next && ready->affinity.kind == Affinity::Kind::None && !owner_computes(w->rt)) {
-      next = ready;
-      ready = static_cast<Node*>(static_cast<void*>(ready->link.next));
-    }
+    // run next; the rest are queued. Of several, the oldest runs next.
+    if (ready && ready->link.next) [[unlikely]]
+      ready = newest_first(ready);
+    if (ready && !next && !owner_computes(w->rt)) take_oldest_unhinted(&ready, &next);
     if (ready) [[unlikely]]
       schedule_list(ready, w);
     while (signals) {

@@ -261,6 +261,8 @@ namespace {
   std::int8_t cls;
   void* mem = alloc_bytes(w, fn_offset + ops.size, &cls);
   Node* n = ::new (mem) Node(d, &ops, affinity, static_cast<std::uint32_t>(fn_offset), cls);
+  n->seq = d->next_seq.load(std::memory_order_relaxed);
+  d->next_seq.store(n->seq + 1, std::memory_order_relaxed);
   AccessRec* recs = n->recs();
   try {
     ops.construct(static_cast<char*>(mem) + fn_offset, src);

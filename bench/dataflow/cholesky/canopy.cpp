@@ -2,8 +2,8 @@
 // of the lower triangle (registered once: the tiles do not move between
 // runs), one canopy::submit per kernel with the accesses of cholesky.hpp;
 // submission on worker 0 inside Runtime::run, then canopy::wait_all.
-// Then the lookahead variant ("canopy-tall", cholesky.hpp) on the whole
-// column-major matrix, the same graph as "<impl>-tall" of omp.cpp.
+// Then the lookahead variant ("canopy-la", lookahead.hpp): the same plan as
+// "<impl>-la" of omp.cpp.
 #include <canopy/data.hpp>
 #include <canopy/dataflow.hpp>
 #include <canopy/runtime.hpp>
@@ -13,12 +13,14 @@
 #include <vector>
 
 #include "cholesky/cholesky.hpp"
+#include "cholesky/lookahead.hpp"
 
 int main(int argc, char** argv) {
   const bench::df::Args a = bench::df::parse_args(argc, argv);
   canopy::RuntimeOptions o = canopy::RuntimeOptions::from_env();
   o.num_threads = a.threads;
   canopy::Runtime rt(o);
+  bench::chol::blas_threads(1);  // each task's kernel on its worker (run.py also sets OPENBLAS_NUM_THREADS=1)
   const bench::chol::Size s = bench::chol::size(a, argv[0]);
   const long nt = s.nt, nb = s.nb;
   bench::chol::Tiled pristine(s), m(s);
@@ -61,44 +63,28 @@ int main(int argc, char** argv) {
   for (long i = 0; i < nt; ++i)
     for (long j = 0; j <= i; ++j) canopy::data_free(h[i * nt + j]);
 
-  // The lookahead variant on the whole column-major matrix: a handle per
-  // tile of the lower triangle, registered over the tile's first column (a
-  // tile of a column-major matrix is not one contiguous region; the handles
-  // only order the tasks here, on one NUMA node).
+  // The lookahead variant (lookahead.hpp) on the whole column-major matrix:
+  // a handle per tile of the lower triangle, registered over the tile's first
+  // column (a tile of a column-major matrix is not one contiguous region; the
+  // handles only order the tasks here, on one NUMA node).
   const long n = s.n;
   std::unique_ptr<double[]> full(new double[static_cast<std::size_t>(n * n)]);
   double* f = full.get();
   for (long i = 0; i < nt; ++i)
     for (long j = 0; j <= i; ++j)
       h[i * nt + j] = canopy::data_register(bench::chol::full_tile(f, n, nb, i, j), sizeof(double) * nb);
-  bench::chol::run_full(a, argv[0], "canopy-tall", f, [&](double*, const bench::chol::Size&) {
+  std::vector<double> inverses(static_cast<std::size_t>(s.nt * s.nb * s.nb));
+  double* inv = inverses.data();
+  const std::vector<bench::chol::la::Task> plan = bench::chol::la::plan(s, bench::chol::la::cuts_for(a.threads));
+  bench::chol::run_full(a, argv[0], "canopy-la", f, [&](double*, const bench::chol::Size&) {
     rt.run([&] {
-      auto H = [&](long i, long j) { return h[i * nt + j]; };
       std::vector<canopy::Access> acc;
-      for (long k = 0; k < nt; ++k) {
-        canopy::submit({canopy::read_write(H(k, k))}, [=] { bench::chol::full_potrf(f, n, nb, k); });
-        for (long i = k + 1; i < nt; ++i)
-          canopy::submit({canopy::read(H(k, k)), canopy::read_write(H(i, k))},
-                         [=] { bench::chol::full_trsm(f, n, nb, i, k); });
-        for (long j = k + 1; j < nt; ++j) {
-          canopy::submit({canopy::read(H(j, k)), canopy::read_write(H(j, j))},
-                         [=] { bench::chol::full_syrk(f, n, nb, j, k); });
-          if (j == k + 1) {
-            for (long i = j + 1; i < nt; ++i)
-              canopy::submit({canopy::read(H(i, k)), canopy::read(H(j, k)), canopy::read_write(H(i, j))},
-                             [=] { bench::chol::full_gemm(f, n, nb, i, j, k, 1); });
-          } else if (j + 1 < nt) {
-            acc.clear();
-            acc.push_back(canopy::read(H(j, k)));
-            for (long i = j + 1; i < nt; ++i) {
-              acc.push_back(canopy::read(H(i, k)));
-              acc.push_back(canopy::read_write(H(i, j)));
-            }
-            const long tiles = nt - j - 1;
-            canopy::submit(std::span<const canopy::Access>(acc),
-                           [=] { bench::chol::full_gemm(f, n, nb, j + 1, j, k, tiles); });
-          }
-        }
+      for (const bench::chol::la::Task& t : plan) {
+        acc.clear();
+        for (long id : t.reads) acc.push_back(canopy::read(h[id]));
+        for (long id : t.writes) acc.push_back(canopy::read_write(h[id]));
+        const bench::chol::la::Task* tp = &t;
+        canopy::submit(std::span<const canopy::Access>(acc), [f, inv, &s, tp] { bench::chol::la::execute(f, inv, s, *tp); });
       }
       canopy::wait_all();
     });

@@ -81,22 +81,10 @@ void gemm(const double* aik, const double* ajk, double* aij, long nb);
 // The whole factorization, tile after tile, without a runtime.
 void factor_sequential(Tiled& a);
 
-// The lookahead variant ("<impl>-tall"): the tiled algorithm on the whole
-// column-major matrix (lda = n, tile (i, j) at full + j*nb*n + i*nb). At
-// step k, column k+1 (the next step's panel: its critical path) is updated
-// tile by tile as in the tiled algorithm; every later column j gets one tall
-// gemm of its tiles j+1..nt-1 (OpenBLAS packs each call's operands: a
-// 3840 x 256 x 256 call runs ~10% faster per flop than a 256 x 256 x 256
-// one here), issued a step ahead of when it is needed.
-//   potrf(k)                        RW (k, k)
-//   trsm(i, k)        i > k         R (k, k), RW (i, k)
-//   syrk(j, k)        j > k         R (j, k), RW (j, j)
-//   gemm(i, j, k, t)  i > j > k     R (i..i+t-1, k), (j, k); RW (i..i+t-1, j): t tiles at once
+// Tile (i, j) of an n x n column-major matrix (lda = n), and dpotrf on the
+// diagonal tile (k, k) there (the lookahead variant: lookahead.hpp).
 double* full_tile(double* full, long n, long nb, long i, long j);
 void full_potrf(double* full, long n, long nb, long k);
-void full_trsm(double* full, long n, long nb, long i, long k);
-void full_syrk(double* full, long n, long nb, long j, long k);
-void full_gemm(double* full, long n, long nb, long i, long j, long k, long tiles);
 
 // Checks that l (the factor, lower triangle) factors a: a solve with a known
 // solution (O(n^2), every run), and with `full` also the residual

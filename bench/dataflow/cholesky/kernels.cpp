@@ -114,24 +114,6 @@ void full_potrf(double* full, long n, long nb, long k) {
   if (info != 0) df::fail("cholesky", "dpotrf of a diagonal tile returned " + std::to_string(info));
 }
 
-void full_trsm(double* full, long n, long nb, long i, long k) {
-  const int b = static_cast<int>(nb), ld = static_cast<int>(n);
-  cblas_dtrsm(CblasColMajor, CblasRight, CblasLower, CblasTrans, CblasNonUnit, b, b, 1.0,
-              full_tile(full, n, nb, k, k), ld, full_tile(full, n, nb, i, k), ld);
-}
-
-void full_syrk(double* full, long n, long nb, long j, long k) {
-  const int b = static_cast<int>(nb), ld = static_cast<int>(n);
-  cblas_dsyrk(CblasColMajor, CblasLower, CblasNoTrans, b, b, -1.0, full_tile(full, n, nb, j, k), ld, 1.0,
-              full_tile(full, n, nb, j, j), ld);
-}
-
-void full_gemm(double* full, long n, long nb, long i, long j, long k, long tiles) {
-  const int b = static_cast<int>(nb), ld = static_cast<int>(n), rows = static_cast<int>(tiles * nb);
-  cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, rows, b, b, -1.0, full_tile(full, n, nb, i, k), ld,
-              full_tile(full, n, nb, j, k), ld, 1.0, full_tile(full, n, nb, i, j), ld);
-}
-
 void factor_sequential(Tiled& a) {
   const long nt = a.size().nt, nb = a.size().nb;
   for (long k = 0; k < nt; ++k) {

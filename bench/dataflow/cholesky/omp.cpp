@@ -1,15 +1,18 @@
 // The tiled Cholesky with OpenMP tasks and `depend` clauses on the first
 // element of each tile, created by one thread (single); then the lookahead
-// variant ("<impl>-tall", cholesky.hpp) on the whole column-major matrix,
-// with `depend` on the first element of each tile there too. Built by this
+// variant ("<impl>-la", lookahead.hpp: the same plan as canopy's) on the whole
+// column-major matrix, with `depend` on the first element of each tile it
+// accesses there too (iterator dependences over the plan's lists). Built by this
 // compiler (libgomp) and by clang -fopenmp=libomp (LLVM's libomp), linked
 // with the same kernel object.
 #include <omp.h>
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "cholesky/cholesky.hpp"
+#include "cholesky/lookahead.hpp"
 
 #ifndef IMPL
 #define IMPL "omp"
@@ -47,44 +50,28 @@ int main(int argc, char** argv) {
   });
   const bench::chol::Size s = bench::chol::size(a, argv[0]);
   std::unique_ptr<double[]> full(new double[static_cast<std::size_t>(s.n * s.n)]);
-  const std::string tall = std::string(IMPL) + "-tall";
-  bench::chol::run_full(a, argv[0], tall.c_str(), full.get(), [](double* f, const bench::chol::Size& z) {
-    const long n = z.n, nb = z.nb, nt = z.nt;
-    // The dependency token of tile (i, j): its first element.
-    auto T = [=](long i, long j) { return bench::chol::full_tile(f, n, nb, i, j); };
+  // The lookahead plan (lookahead.hpp), each task's dependencies as the
+  // element offsets of the first elements of the tiles it accesses.
+  std::vector<double> inverses(static_cast<std::size_t>(s.nt * s.nb * s.nb));
+  double* inv = inverses.data();
+  const std::vector<bench::chol::la::Task> plan = bench::chol::la::plan(s, bench::chol::la::cuts_for(a.threads));
+  std::vector<std::vector<long>> in(plan.size()), inout(plan.size());
+  for (std::size_t t = 0; t < plan.size(); ++t) {
+    for (long id : plan[t].reads) in[t].push_back(bench::chol::la::offset(s, id));
+    for (long id : plan[t].writes) inout[t].push_back(bench::chol::la::offset(s, id));
+  }
+  const std::string la = std::string(IMPL) + "-la";
+  bench::chol::run_full(a, argv[0], la.c_str(), full.get(), [&](double* f, const bench::chol::Size& z) {
 #pragma omp parallel
 #pragma omp single
-    for (long k = 0; k < nt; ++k) {
-      [[maybe_unused]] double* akk = T(k, k);  // (the tokens are used only in depend clauses)
-#pragma omp task firstprivate(k) depend(inout : akk[0])
-      bench::chol::full_potrf(f, n, nb, k);
-      for (long i = k + 1; i < nt; ++i) {
-        [[maybe_unused]] double* aik = T(i, k);
-#pragma omp task firstprivate(i, k) depend(in : akk[0]) depend(inout : aik[0])
-        bench::chol::full_trsm(f, n, nb, i, k);
-      }
-      for (long j = k + 1; j < nt; ++j) {
-        [[maybe_unused]] double* ajk = T(j, k);
-        [[maybe_unused]] double* ajj = T(j, j);
-#pragma omp task firstprivate(j, k) depend(in : ajk[0]) depend(inout : ajj[0])
-        bench::chol::full_syrk(f, n, nb, j, k);
-        if (j == k + 1) {
-          for (long i = j + 1; i < nt; ++i) {
-            [[maybe_unused]] double* aik = T(i, k);
-            [[maybe_unused]] double* aij = T(i, j);
-#pragma omp task firstprivate(i, j, k) depend(in : aik[0], ajk[0]) depend(inout : aij[0])
-            bench::chol::full_gemm(f, n, nb, i, j, k, 1);
-          }
-        } else if (j + 1 < nt) {
-          // One task for the tiles j+1..nt-1 of column j: an iterator
-          // dependence over them (OpenMP 5.0).
-          const long tiles = nt - j - 1;
-#pragma omp task firstprivate(j, k, tiles) depend(in : ajk[0]) \
-    depend(iterator(it = j + 1 : nt), in : f[k * nb * n + it * nb]) \
-    depend(iterator(it = j + 1 : nt), inout : f[j * nb * n + it * nb])
-          bench::chol::full_gemm(f, n, nb, j + 1, j, k, tiles);
-        }
-      }
+    for (std::size_t t = 0; t < plan.size(); ++t) {
+      const bench::chol::la::Task* tp = &plan[t];
+      const long* rd = in[t].data();
+      const long* wr = inout[t].data();
+      const long nr = static_cast<long>(in[t].size()), nw = static_cast<long>(inout[t].size());
+#pragma omp task firstprivate(tp) depend(iterator(it = 0 : nr), in : f[rd[it]]) \
+    depend(iterator(it = 0 : nw), inout : f[wr[it]])
+      bench::chol::la::execute(f, inv, z, *tp);
     }
   });
 }
