@@ -32,12 +32,36 @@ std::vector<std::pair<long, long>> balanced_columns(long lo, long hi, long nt, l
   return out;
 }
 
-Task update(long k, long lo, long hi, long nt) {
-  Task t{Kind::update, k, lo, hi, {}, {}};
-  for (long i = lo; i < nt; ++i) t.reads.push_back(i * nt + k);
+// update(k, columns [lo, hi), rows [r0, r1)): with r0 == lo the chunk's
+// diagonal square (dsyrk) and the rows below it (dgemm); with r0 >= hi only
+// those rows (dgemm), for a column cut by rows as well.
+Task update(long k, long lo, long hi, long r0, long r1, long nt) {
+  Task t{Kind::update, k, lo, hi, r0, r1, {}, {}};
+  if (r0 != lo)
+    for (long j = lo; j < hi; ++j) t.reads.push_back(j * nt + k);
+  for (long i = r0; i < r1; ++i) t.reads.push_back(i * nt + k);
   for (long j = lo; j < hi; ++j)
-    for (long i = j; i < nt; ++i) t.writes.push_back(i * nt + j);
+    for (long i = std::max(j, r0); i < r1; ++i) t.writes.push_back(i * nt + j);
   return t;
+}
+
+// The updates of columns [lo, hi) at step k, none accessing more than
+// `max` tiles: narrower column ranges, and a single column still too tall
+// cut by rows too (its top part with the diagonal tile, then the rest).
+void add_updates(std::vector<Task>& tasks, long k, long lo, long hi, long nt, long max) {
+  const auto fits = [max](const Task& t) { return static_cast<long>(t.reads.size() + t.writes.size()) <= max; };
+  while (lo < hi) {
+    long end = hi;
+    while (end - lo > 1 && !fits(update(k, lo, end, lo, nt, nt))) --end;
+    for (long r0 = lo; r0 < nt;) {
+      long r1 = nt;
+      while (r1 - r0 > 1 && !fits(update(k, lo, end, r0, r1, nt))) --r1;
+      if (r0 == lo) r1 = std::max(r1, end);  // the diagonal square stays whole
+      tasks.push_back(update(k, lo, end, r0, r1, nt));
+      r0 = r1;
+    }
+    lo = end;
+  }
 }
 
 }  // namespace
@@ -53,25 +77,27 @@ std::vector<Task> plan(const Size& s, const Cuts& cuts) {
   const long nt = s.nt;
   std::vector<Task> tasks;
   for (long k = 0; k < nt; ++k) {
-    tasks.push_back(Task{Kind::potrf, k, k, k + 1, {}, {k * nt + k}});
+    tasks.push_back(Task{Kind::potrf, k, k, k + 1, 0, 0, {}, {k * nt + k}});
     const long below = nt - k - 1;
-    const long parts = std::max(1L, std::min(cuts.trsm_chunks, below));
+    // (each chunk reads the diagonal tile and writes its rows: at most max_tiles)
+    const long fit = (below + cuts.max_tiles - 2) / std::max(1L, cuts.max_tiles - 1);
+    const long parts = std::max({1L, fit, std::min(cuts.trsm_chunks, below)});
     for (long p = 0; p < parts && below > 0; ++p) {
       const long lo = k + 1 + below * p / parts, hi = k + 1 + below * (p + 1) / parts;
-      Task t{Kind::trsm, k, lo, hi, {k * nt + k}, {}};
+      Task t{Kind::trsm, k, lo, hi, 0, 0, {k * nt + k}, {}};
       for (long i = lo; i < hi; ++i) t.writes.push_back(i * nt + k);
       tasks.push_back(std::move(t));
     }
-    if (k + 1 < nt) tasks.push_back(update(k, k + 1, k + 2, nt));
+    if (k + 1 < nt) add_updates(tasks, k, k + 1, k + 2, nt, cuts.max_tiles);
     if (k + 2 < nt)
       for (auto [lo, hi] : balanced_columns(k + 2, nt, nt, std::max(1L, cuts.chunks)))
-        tasks.push_back(update(k, lo, hi, nt));
+        add_updates(tasks, k, lo, hi, nt, cuts.max_tiles);
   }
   return tasks;
 }
 
 void execute(double* full, double* inverses, const Size& s, const Task& t) {
-  const long n = s.n, nb = s.nb, nt = s.nt, k = t.k;
+  const long n = s.n, nb = s.nb, k = t.k;
   const int ld = static_cast<int>(n), b = static_cast<int>(nb);
   switch (t.kind) {
     case Kind::potrf: {
@@ -95,12 +121,17 @@ void execute(double* full, double* inverses, const Size& s, const Task& t) {
                   full_tile(full, n, nb, t.lo, k), ld);
       break;
     case Kind::update: {
-      const int w = static_cast<int>((t.hi - t.lo) * nb), below = static_cast<int>((nt - t.hi) * nb);
-      cblas_dsyrk(CblasColMajor, CblasLower, CblasNoTrans, w, b, -1.0, full_tile(full, n, nb, t.lo, k), ld, 1.0,
-                  full_tile(full, n, nb, t.lo, t.lo), ld);
-      if (below > 0)
-        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, below, w, b, -1.0, full_tile(full, n, nb, t.hi, k), ld,
-                    full_tile(full, n, nb, t.lo, k), ld, 1.0, full_tile(full, n, nb, t.hi, t.lo), ld);
+      const int w = static_cast<int>((t.hi - t.lo) * nb);
+      long first = t.rows;  // first tile row of the dgemm
+      if (t.rows == t.lo) {
+        cblas_dsyrk(CblasColMajor, CblasLower, CblasNoTrans, w, b, -1.0, full_tile(full, n, nb, t.lo, k), ld, 1.0,
+                    full_tile(full, n, nb, t.lo, t.lo), ld);
+        first = t.hi;
+      }
+      const int m = static_cast<int>((t.rows_end - first) * nb);
+      if (m > 0)
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, m, w, b, -1.0, full_tile(full, n, nb, first, k), ld,
+                    full_tile(full, n, nb, t.lo, k), ld, 1.0, full_tile(full, n, nb, first, t.lo), ld);
       break;
     }
   }

@@ -32,6 +32,7 @@ struct Task {
   Kind kind;
   long k;       // the step (the panel's tile column)
   long lo, hi;  // trsm: tile rows [lo, hi); update: tile columns [lo, hi)
+  long rows = 0, rows_end = 0;  // update: tile rows [rows, rows_end) (rows == lo: with the diagonal square)
   std::vector<long> reads;   // tiles read, as i * nt + j
   std::vector<long> writes;  // tiles read and written, as i * nt + j
 };
@@ -39,9 +40,13 @@ struct Task {
 // How the work is cut: the trailing update beyond the next panel in
 // `chunks` tasks of about equal flops (fewer when fewer columns are left),
 // each panel's trsm in `trsm_chunks` tasks of about equal rows.
+// No task accesses more than `max_tiles` tiles (canopy::kMaxAccesses): a
+// chunk that would is cut narrower, a single column by rows too (none is
+// at 4096 / 256; small tiles or big matrices need it).
 struct Cuts {
   long chunks = 2;
   long trsm_chunks = 2;
+  long max_tiles = 256;
 };
 
 // The cuts every runtime uses on `threads` threads: as many chunks as
