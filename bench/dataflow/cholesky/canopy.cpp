@@ -84,7 +84,8 @@ int main(int argc, char** argv) {
         for (long id : t.reads) acc.push_back(canopy::read(h[id]));
         for (long id : t.writes) acc.push_back(canopy::read_write(h[id]));
         const bench::chol::la::Task* tp = &t;
-        canopy::submit(std::span<const canopy::Access>(acc), [f, inv, &s, tp] { bench::chol::la::execute(f, inv, s, *tp); });
+        canopy::submit(std::span<const canopy::Access>(acc),
+                       [f, inv, &s, tp] { bench::chol::la::execute(f, inv, s, *tp); });
       }
       canopy::wait_all();
     });
