@@ -56,6 +56,26 @@ TEST_P(DataflowOrder, RandomGraphsRunAsIfSequential) {
   }
 }
 
+// Tasks of up to 80 accesses in random order, a handle possibly listed
+// several times: past 16 records submit stops inserting in order and sorts
+// and merges once (submit.cpp, sort_and_merge).
+TEST_P(DataflowOrder, WideTasksInAnyOrderWithRepeats) {
+  Runtime rt(options(workers()));
+  const std::int64_t tasks = 5'000 / kScaleDown;
+  for (std::size_t handles : {24u, 200u}) {
+    Handles h(handles);
+    RandomGraph g(handles);
+    rt.run([&] {
+      make_random_graph(
+          g, h, tasks, 99 + handles,
+          [](std::span<const canopy::Access> acc, auto&& f) { canopy::submit(acc, std::move(f)); }, 80, true);
+      canopy::wait_all();
+    });
+    EXPECT_EQ(g.errors.load(), 0) << handles << " handles";
+    EXPECT_EQ(g.ran.load(), tasks);
+  }
+}
+
 TEST_P(DataflowOrder, RandomGraphFromOutsideTheRuntime) {
   Runtime rt(options(workers()));
   const std::int64_t tasks = 20'000 / kScaleDown;

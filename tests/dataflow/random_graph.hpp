@@ -30,15 +30,18 @@ struct RandomGraph {
   }
 };
 
-// Makes `tasks` tasks with 1..4 random accesses over `h` handles and passes
-// each to add(std::span<const canopy::Access>, callable) in order.
+// Makes `tasks` tasks with 1..width random accesses over `h` handles and
+// passes each to add(std::span<const canopy::Access>, callable) in order.
+// With `repeats`, a task may list a handle more than once (modes merge: a
+// write wins), in any order.
 template <class Add>
-void make_random_graph(RandomGraph& g, const Handles& h, std::int64_t tasks, std::uint64_t seed, Add&& add) {
+void make_random_graph(RandomGraph& g, const Handles& h, std::int64_t tasks, std::uint64_t seed, Add&& add,
+                       int width = 4, bool repeats = false) {
   std::mt19937_64 rng(seed);
   std::vector<std::int64_t> predicted(h.size(), 0);
   g.reset();
   for (std::int64_t t = 0; t < tasks; ++t) {
-    const int n = 1 + static_cast<int>(rng() % 4);
+    const int n = 1 + static_cast<int>(rng() % static_cast<std::uint64_t>(width));
     struct Check {
       std::uint32_t handle;
       std::int64_t expect;
@@ -48,17 +51,22 @@ void make_random_graph(RandomGraph& g, const Handles& h, std::int64_t tasks, std
     std::vector<Check> checks;
     for (int k = 0; k < n; ++k) {
       const auto i = static_cast<std::uint32_t>(rng() % h.size());
-      bool dup = false;
-      for (const Check& c : checks) dup |= c.handle == i;
-      if (dup) continue;  // one access per handle (repeats are merged: tested elsewhere)
+      Check* seen = nullptr;
+      for (Check& c : checks)
+        if (c.handle == i) seen = &c;
+      if (seen && !repeats) continue;  // one access per handle
       const int m = static_cast<int>(rng() % 3);
       const auto mode = m == 0   ? canopy::AccessMode::Read
                         : m == 1 ? canopy::AccessMode::Write
                                  : canopy::AccessMode::ReadWrite;
       acc.push_back({h[i], mode});
-      checks.push_back({i, predicted[i], mode != canopy::AccessMode::Read});
-      if (mode != canopy::AccessMode::Read) ++predicted[i];
+      if (seen)
+        seen->write |= mode != canopy::AccessMode::Read;
+      else
+        checks.push_back({i, predicted[i], mode != canopy::AccessMode::Read});
     }
+    for (const Check& c : checks)
+      if (c.write) ++predicted[c.handle];
     const bool slow = rng() % 64 == 0;
     add(std::span<const canopy::Access>(acc), [&g, checks = std::move(checks), slow] {
       for (const Check& c : checks) {
