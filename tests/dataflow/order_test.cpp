@@ -6,6 +6,7 @@
 #include <array>
 #include <atomic>
 #include <chrono>
+#include <initializer_list>
 #include <random>
 #include <thread>
 #include <vector>
@@ -35,20 +36,17 @@ bool wait_for(const std::atomic<int>& flag, int value) {
   return true;
 }
 
-}  // namespace
-
-INSTANTIATE_TEST_SUITE_P(Workers, DataflowOrder, ::testing::ValuesIn(kWorkerCounts),
-                         [](const auto& info) { return worker_name(info.param); });
-
-TEST_P(DataflowOrder, RandomGraphsRunAsIfSequential) {
-  Runtime rt(options(workers()));
-  const std::int64_t tasks = 100'000 / kScaleDown;
-  for (std::size_t handles : {4u, 64u}) {
+// Random graphs (random_graph.hpp) of `tasks` tasks over each handle
+// count, submitted from worker 0: every task must see the sequential order.
+void check_random_graphs(Runtime& rt, std::int64_t tasks, std::initializer_list<std::size_t> handle_counts,
+                         std::uint64_t seed, int width, bool repeats) {
+  for (std::size_t handles : handle_counts) {
     Handles h(handles);
     RandomGraph g(handles);
     rt.run([&] {
-      make_random_graph(g, h, tasks, 12345 + handles,
-                        [](std::span<const canopy::Access> acc, auto&& f) { canopy::submit(acc, std::move(f)); });
+      make_random_graph(
+          g, h, tasks, seed + handles,
+          [](std::span<const canopy::Access> acc, auto&& f) { canopy::submit(acc, std::move(f)); }, width, repeats);
       canopy::wait_all();
     });
     EXPECT_EQ(g.errors.load(), 0) << handles << " handles";
@@ -56,24 +54,22 @@ TEST_P(DataflowOrder, RandomGraphsRunAsIfSequential) {
   }
 }
 
+}  // namespace
+
+INSTANTIATE_TEST_SUITE_P(Workers, DataflowOrder, ::testing::ValuesIn(kWorkerCounts),
+                         [](const auto& info) { return worker_name(info.param); });
+
+TEST_P(DataflowOrder, RandomGraphsRunAsIfSequential) {
+  Runtime rt(options(workers()));
+  check_random_graphs(rt, 100'000 / kScaleDown, {4u, 64u}, 12345, 4, false);
+}
+
 // Tasks of up to 80 accesses in random order, a handle possibly listed
 // several times: past 16 records submit stops inserting in order and sorts
 // and merges once (submit.cpp, sort_and_merge).
 TEST_P(DataflowOrder, WideTasksInAnyOrderWithRepeats) {
   Runtime rt(options(workers()));
-  const std::int64_t tasks = 5'000 / kScaleDown;
-  for (std::size_t handles : {24u, 200u}) {
-    Handles h(handles);
-    RandomGraph g(handles);
-    rt.run([&] {
-      make_random_graph(
-          g, h, tasks, 99 + handles,
-          [](std::span<const canopy::Access> acc, auto&& f) { canopy::submit(acc, std::move(f)); }, 80, true);
-      canopy::wait_all();
-    });
-    EXPECT_EQ(g.errors.load(), 0) << handles << " handles";
-    EXPECT_EQ(g.ran.load(), tasks);
-  }
+  check_random_graphs(rt, 5'000 / kScaleDown, {24u, 200u}, 99, 80, true);
 }
 
 TEST_P(DataflowOrder, RandomGraphFromOutsideTheRuntime) {
