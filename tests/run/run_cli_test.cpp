@@ -92,6 +92,7 @@ struct OmpProgram {
   std::string name;
   std::string path;
   std::string runtime;  // what the program must report ("" = do not check)
+  std::string launch;   // extra `canopy run` options, e.g. " --runtime canopy"
 };
 
 std::vector<OmpProgram> omp_programs() {
@@ -102,6 +103,10 @@ std::vector<OmpProgram> omp_programs() {
 #ifdef CANOPY_OMP_WHERE_LIBOMP
   p.push_back({"libomp", CANOPY_OMP_WHERE_LIBOMP, "libomp"});
 #endif
+#if defined(CANOPY_OMP_WHERE) && defined(CANOPY_HAS_OMP_RUNTIME)
+  // The gcc-built program, unchanged, on canopy's own OpenMP runtime.
+  p.push_back({"canopy", CANOPY_OMP_WHERE, "canopy", " --runtime canopy"});
+#endif
   return p;
 }
 
@@ -109,6 +114,9 @@ class RunOmp : public ::testing::TestWithParam<OmpProgram> {
  protected:
   std::string prog() const { return q(GetParam().path); }
   bool is_libgomp() const { return GetParam().runtime == "libgomp"; }
+  bool is_canopy() const { return GetParam().runtime == "canopy"; }
+  // `canopy run` with this parameter's launch options, then `args`.
+  std::string run(const std::string& args) const { return kCanopy + " run" + GetParam().launch + " " + args; }
 
   // Checks that every thread omp_where saw ran on a CPU its placement allows,
   // using the expectation the report printed; returns thread -> cpu.
@@ -133,7 +141,7 @@ class RunOmp : public ::testing::TestWithParam<OmpProgram> {
 }  // namespace
 
 TEST_P(RunOmp, TheProgramUsesTheExpectedRuntime) {
-  Result r = sh(prog());
+  Result r = sh(is_canopy() ? run("-- " + prog()) : prog());
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("omp_where: runtime="), std::string::npos) << r.out;
   if (!GetParam().runtime.empty()) {
@@ -144,7 +152,7 @@ TEST_P(RunOmp, TheProgramUsesTheExpectedRuntime) {
 TEST_P(RunOmp, OneThreadPerAllowedCpu) {
   const auto cpus = allowed_cpus();
   const int n = static_cast<int>(std::min<size_t>(cpus.size(), 8));
-  Result r = sh(kCanopy + " run -n " + std::to_string(n) + " --report -- " + prog());
+  Result r = sh(run("-n " + std::to_string(n) + " --report -- " + prog()));
   auto cpu = expect_placed(r, n);
   std::set<int> distinct;
   for (auto [t, c] : cpu) distinct.insert(c);
@@ -152,7 +160,7 @@ TEST_P(RunOmp, OneThreadPerAllowedCpu) {
 }
 
 TEST_P(RunOmp, OneThread) {
-  Result r = sh(kCanopy + " run -n 1 --report -- " + prog());
+  Result r = sh(run("-n 1 --report -- " + prog()));
   expect_placed(r, 1);
 }
 
@@ -160,8 +168,7 @@ TEST_P(RunOmp, OnlyTheLastCpuAllowed) {
   // With only CPU c allowed, thread 0 must run on c (not on CPU 0).
   const int last = allowed_cpus().back();
   for (int n : {1, 2}) {
-    Result r = sh("taskset -c " + std::to_string(last) + " " + kCanopy + " run -n " + std::to_string(n) +
-                  " --report -- " + prog());
+    Result r = sh("taskset -c " + std::to_string(last) + " " + run("-n " + std::to_string(n) + " --report -- " + prog()));
     auto cpu = expect_placed(r, n);
     for (auto [t, c] : cpu) EXPECT_EQ(c, last) << "thread " << t;
     EXPECT_NE(r.err.find("OMP_PLACES={" + std::to_string(last) + "}"), std::string::npos) << r.err;
@@ -175,27 +182,27 @@ TEST_P(RunOmp, ReversedOrderOfTwoAllowedCpus) {
   const auto cpus = allowed_cpus();
   if (cpus.size() < 2) GTEST_SKIP() << "needs two CPUs";
   const std::string set = std::to_string(cpus.back()) + "," + std::to_string(cpus.front());
-  Result r = sh("taskset -c " + set + " " + kCanopy + " run -n 2 --policy scatter --report -- " + prog());
+  Result r = sh("taskset -c " + set + " " + run("-n 2 --policy scatter --report -- " + prog()));
   auto cpu = expect_placed(r, 2);
   EXPECT_NE(cpu[0], cpu[1]);
 }
 
 TEST_P(RunOmp, Oversubscribed) {
   const int n = static_cast<int>(std::min<size_t>(allowed_cpus().size(), 4)) * 2;
-  Result r = sh(kCanopy + " run -n " + std::to_string(n) + " --report -- " + prog());
+  Result r = sh(run("-n " + std::to_string(n) + " --report -- " + prog()));
   expect_placed(r, n);
 }
 
 TEST_P(RunOmp, CoreGranularityAndPack) {
   const int n = static_cast<int>(std::min<size_t>(allowed_cpus().size(), 4));
-  Result r = sh(kCanopy + " run -n " + std::to_string(n) + " --granularity core --pack --report -- " + prog());
+  Result r = sh(run("-n " + std::to_string(n) + " --granularity core --pack --report -- " + prog()));
   expect_placed(r, n);
 }
 
 TEST_P(RunOmp, ThreadsFromTheMatrix) {
   const std::string file = ::testing::TempDir() + "canopy_run_matrix_" + std::to_string(::getpid()) + ".mat";
   std::ofstream(file) << "0 5 1\n5 0 1\n1 1 0\n";
-  Result r = sh(kCanopy + " run --matrix " + q(file) + " --report -- " + prog());
+  Result r = sh(run("--matrix " + q(file) + " --report -- " + prog()));
   expect_placed(r, 3);
   EXPECT_NE(r.err.find("OMP_NUM_THREADS=3"), std::string::npos);
   std::remove(file.c_str());
@@ -203,7 +210,7 @@ TEST_P(RunOmp, ThreadsFromTheMatrix) {
 
 TEST_P(RunOmp, SeveralParallelRegions) {
   const int n = static_cast<int>(std::min<size_t>(allowed_cpus().size(), 4));
-  Result r = sh(kCanopy + " run -n " + std::to_string(n) + " --report -- " + prog() + " 3");
+  Result r = sh(run("-n " + std::to_string(n) + " --report -- " + prog()) + " 3");
   expect_placed(r, n);
   for (int region : {1, 2}) {
     auto rows = report(r.err);
@@ -215,6 +222,7 @@ TEST_P(RunOmp, SeveralParallelRegions) {
 }
 
 TEST_P(RunOmp, RuntimeSpecificVariables) {
+  if (is_canopy()) GTEST_SKIP() << "--runtime canopy is itself the runtime choice";
   const int n = static_cast<int>(std::min<size_t>(allowed_cpus().size(), 4));
   // GOMP_CPU_AFFINITY is honoured by libgomp and by libomp.
   expect_placed(sh(kCanopy + " run -n " + std::to_string(n) + " --runtime gomp --report -- " + prog()), n);
@@ -233,12 +241,12 @@ TEST_P(RunOmp, TheReportCatchesAProgramThatOverridesItsPlacement) {
   if (cpus.size() < 2) GTEST_SKIP() << "needs two CPUs";
   // The program (a wrapper here) replaces canopy's OMP_PLACES with the places
   // in reverse order before its OpenMP runtime starts.
-  Result dry = sh(kCanopy + " run -n 2 --dry-run -- " + prog());
+  Result dry = sh(run("-n 2 --dry-run -- " + prog()));
   ASSERT_EQ(dry.status, 0) << dry.err;
   std::smatch m;
   ASSERT_TRUE(std::regex_search(dry.out, m, std::regex(R"(OMP_PLACES='\{(\d+)\},\{(\d+)\}')"))) << dry.out;
   const std::string reversed = "{" + m[2].str() + "},{" + m[1].str() + "}";
-  Result r = sh(kCanopy + " run -n 2 --report -- sh -c 'OMP_PLACES=\"" + reversed + "\" exec \"$0\"' " + prog());
+  Result r = sh(run("-n 2 --report -- sh -c 'OMP_PLACES=\"" + reversed + "\" exec \"$0\"' " + prog()));
   EXPECT_EQ(r.status, 1) << r.out << r.err;
   auto rows = report(r.err);
   ASSERT_EQ(rows.size(), 2u) << r.err;
@@ -324,9 +332,17 @@ TEST(RunCli, BadInput) {
       {"run --granularity socket -- true", "socket"},
       {"run --runtime intel -- true", "intel"},
       {"run -n two -- true", "two"},
+      // A directory without canopy's OpenMP runtime in it.
+      {"run --runtime canopy -- true", ""},
   };
   for (const Case& c : cases) {
-    Result r = sh(kCanopy + " " + c.args);
+    const bool no_runtime = c.message.empty();
+    Result r = sh(no_runtime ? "CANOPY_OMP_DIR=/tmp " + kCanopy + " " + c.args : kCanopy + " " + c.args);
+    if (no_runtime) {
+      EXPECT_NE(r.err.find("CANOPY_OMP_DIR='/tmp': expected a directory holding canopy's OpenMP runtime"),
+                std::string::npos)
+          << r.err;
+    }
     EXPECT_EQ(r.status, 2) << c.args << "\n" << r.err;
     EXPECT_EQ(r.err.rfind("canopy: ", 0), 0u) << c.args << "\n" << r.err;
     EXPECT_NE(r.err.find(c.message), std::string::npos) << c.args << "\n" << r.err;

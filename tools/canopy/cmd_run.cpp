@@ -7,7 +7,9 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <optional>
 
 #include "canopy/binding.hpp"
@@ -35,6 +37,15 @@ struct RunOptions {
   bool dry_run = false;
   std::vector<std::string> command;
 };
+
+// The path of this canopy executable (to find the OpenMP runtime beside it).
+std::string self_executable() {
+  std::string buf(4096, '\0');
+  const ssize_t n = ::readlink("/proc/self/exe", buf.data(), buf.size() - 1);
+  if (n <= 0) throw Error(fmt::format("cannot read /proc/self/exe: {}", std::strerror(errno)), ErrorKind::System);
+  buf.resize(static_cast<size_t>(n));
+  return buf;
+}
 
 // Single-quoted for a POSIX shell when needed.
 std::string shell_quote(const std::string& s) {
@@ -90,7 +101,11 @@ int run_command(const RunOptions& o) {
   const Placement p = map_tasks(topo, matrix ? *matrix : CommMatrix(n), policy, opt);
 
   const std::string marker = o.report ? run::affinity_marker(static_cast<long>(::getpid())) : "";
-  const auto env = run::omp_environment(topo, p, runtime, o.report ? run::affinity_format(marker) : "");
+  const std::string canopy_dir = runtime == run::Runtime::Canopy
+                                     ? run::omp_runtime_dir(std::getenv("CANOPY_OMP_DIR"), self_executable())
+                                     : "";
+  const auto env = run::omp_environment(topo, p, runtime, o.report ? run::affinity_format(marker) : "", canopy_dir,
+                                        std::getenv("LD_LIBRARY_PATH"));
   const std::string program = run::find_program(o.command[0], std::getenv("PATH"));
 
   if (o.dry_run) {
@@ -157,8 +172,9 @@ const bool registered = register_subcommand(Subcommand{
           ->group("Placement");
       app.add_option("--runtime", o->runtime,
                      "How to tell the OpenMP runtime: auto = OMP_PLACES + OMP_PROC_BIND (libgomp and libomp), "
-                     "gomp = GOMP_CPU_AFFINITY, llvm = KMP_AFFINITY")
-          ->check(CLI::IsMember({"auto", "gomp", "llvm"}))
+                     "gomp = GOMP_CPU_AFFINITY, llvm = KMP_AFFINITY, canopy = run the program on canopy's own "
+                     "OpenMP runtime (with OMP_PLACES + OMP_PROC_BIND)")
+          ->check(CLI::IsMember({"auto", "gomp", "llvm", "canopy"}))
           ->group("Launch");
       app.add_flag("--report", o->report,
                    "Check where the runtime bound each thread (OMP_DISPLAY_AFFINITY), print it on stderr, exit 1 "

@@ -26,16 +26,41 @@ Runtime parse_runtime(const std::string& name) {
   if (name == "auto") return Runtime::Auto;
   if (name == "gomp") return Runtime::Gomp;
   if (name == "llvm") return Runtime::Llvm;
-  throw Error(fmt::format("runtime '{}': expected auto, gomp or llvm", name));
+  if (name == "canopy") return Runtime::Canopy;
+  throw Error(fmt::format("runtime '{}': expected auto, gomp, llvm or canopy", name));
+}
+
+std::string omp_runtime_dir(const char* env_dir, const std::string& executable) {
+  auto holds_runtime = [](const std::string& dir) { return ::access((dir + "/libgomp.so.1").c_str(), R_OK) == 0; };
+  if (env_dir && *env_dir) {
+    if (!holds_runtime(env_dir))
+      throw Error(fmt::format("CANOPY_OMP_DIR='{}': expected a directory holding canopy's OpenMP runtime as "
+                              "libgomp.so.1, found none there",
+                              env_dir));
+    return env_dir;
+  }
+  const size_t slash = executable.rfind('/');
+  const std::string bindir = slash == std::string::npos ? "." : executable.substr(0, slash);
+  const std::string dir = bindir + "/../lib/canopy-omp";
+  if (!holds_runtime(dir))
+    throw Error(fmt::format("--runtime canopy: canopy's OpenMP runtime (libgomp.so.1) is not in {} (build it with "
+                            "'make', or set CANOPY_OMP_DIR to the directory that holds it)",
+                            dir));
+  return dir;
 }
 
 std::vector<EnvChange> omp_environment(const Topology& topo, const Placement& p, Runtime runtime,
-                                       const std::string& affinity_format) {
+                                       const std::string& affinity_format, const std::string& canopy_dir,
+                                       const char* ld_library_path) {
   std::vector<EnvChange> env;
   auto set = [&](const char* name, std::string value) { env.push_back({name, std::move(value)}); };
   auto unset = [&](const char* name) { env.push_back({name, std::nullopt}); };
   set("OMP_NUM_THREADS", std::to_string(p.num_tasks()));
   switch (runtime) {
+    case Runtime::Canopy:
+      set("LD_LIBRARY_PATH",
+          ld_library_path && *ld_library_path ? canopy_dir + ":" + ld_library_path : canopy_dir);
+      [[fallthrough]];
     case Runtime::Auto:
       set("OMP_PLACES", omp_places(topo, p));
       // close, not true: with as many threads as places the standard defines

@@ -21,7 +21,11 @@ namespace canopy::run {
 //        OMP_PROC_BIND=close, which both libgomp and LLVM libomp honour.
 //  Gomp: GOMP_CPU_AFFINITY (one CPU per thread; libgomp, and libomp too).
 //  Llvm: KMP_AFFINITY=explicit,proclist=[...] (LLVM/Intel libomp only).
-enum class Runtime { Auto, Gomp, Llvm };
+//  Canopy: as Auto, and the program runs on canopy's own OpenMP runtime:
+//        LD_LIBRARY_PATH starts with the directory that holds it as
+//        libgomp.so.1 (omp_runtime_dir), so a gcc-built program loads it
+//        instead of GCC's libgomp.
+enum class Runtime { Auto, Gomp, Llvm, Canopy };
 Runtime parse_runtime(const std::string& name);  // throws canopy::Error
 
 // One change to the program's environment: set (value) or unset (nullopt).
@@ -36,8 +40,17 @@ struct EnvChange {
 // with that OMP_AFFINITY_FORMAT. Throws canopy::Error when the runtime's
 // variable cannot express the placement (GOMP_CPU_AFFINITY and core
 // granularity).
+// `canopy_dir` is omp_runtime_dir() for Runtime::Canopy (unused otherwise),
+// `ld_library_path` the current LD_LIBRARY_PATH (kept after it).
 std::vector<EnvChange> omp_environment(const Topology& topo, const Placement& p, Runtime runtime,
-                                       const std::string& affinity_format);
+                                       const std::string& affinity_format, const std::string& canopy_dir = "",
+                                       const char* ld_library_path = nullptr);
+
+// The directory holding canopy's OpenMP runtime as libgomp.so.1:
+// $CANOPY_OMP_DIR when set, else the one beside this canopy executable
+// (<bindir>/../lib/canopy-omp in the build tree and the installed tree).
+// Throws canopy::Error naming the places looked at when there is none.
+std::string omp_runtime_dir(const char* env_dir, const std::string& executable);
 
 // The executable `name` names: a path when it contains '/', else the first
 // match in `path_env` (PATH; empty entries mean the current directory).
