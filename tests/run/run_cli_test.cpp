@@ -103,9 +103,17 @@ std::vector<OmpProgram> omp_programs() {
 #ifdef CANOPY_OMP_WHERE_LIBOMP
   p.push_back({"libomp", CANOPY_OMP_WHERE_LIBOMP, "libomp"});
 #endif
-#if defined(CANOPY_OMP_WHERE) && defined(CANOPY_HAS_OMP_RUNTIME)
-  // The gcc-built program, unchanged, on canopy's own OpenMP runtime.
+#ifdef CANOPY_OMP_WHERE_FORTRAN
+  p.push_back({"gfortran", CANOPY_OMP_WHERE_FORTRAN, "libgomp"});
+#endif
+#ifdef CANOPY_HAS_OMP_RUNTIME
+  // The gcc- and gfortran-built programs, unchanged, on canopy's own runtime.
+#ifdef CANOPY_OMP_WHERE
   p.push_back({"canopy", CANOPY_OMP_WHERE, "canopy", " --runtime canopy"});
+#endif
+#ifdef CANOPY_OMP_WHERE_FORTRAN
+  p.push_back({"gfortran_canopy", CANOPY_OMP_WHERE_FORTRAN, "canopy", " --runtime canopy"});
+#endif
 #endif
   return p;
 }
