@@ -105,7 +105,7 @@ static const char* check(void* ctx) {
       mag += fabs(L(i, k) * L(j, k));
     }
     const double want = orig[i * n + j];
-    if (fabs(v - want) > 1e-9 * (1 + mag)) {
+    if (!isfinite(v) || fabs(v - want) > 1e-9 * (1 + mag)) {
       snprintf(err, sizeof err, "(L L^T)(%ld, %ld) = %.17g, expected %.17g", i, j, v, want);
       return err;
     }

@@ -48,7 +48,7 @@ static double bench_now(void) {
 }
 
 /* Prints the path of every mapped library whose file name holds "omp"
- * (libgomp.so.1, libomp.so.5, canopy's libgomp.so.1) once, after a parallel
+ * and ".so" (libgomp.so.1, libomp.so.5, canopy's libgomp.so.1) once, after a parallel
  * region made sure the runtime is loaded and started. */
 static void bench_print_runtime(void) {
   int team = 0;
@@ -66,7 +66,7 @@ static void bench_print_runtime(void) {
     if (!path) continue;
     path[strcspn(path, "\n")] = '\0';
     const char* base = strrchr(path, '/') + 1;
-    if (!strstr(base, "omp")) continue;
+    if (!strstr(base, "omp") || !strstr(base, ".so")) continue;
     int dup = 0;
     for (int k = 0; k < nseen; ++k) dup |= !strcmp(seen[k], path);
     if (dup || nseen == 16) continue;

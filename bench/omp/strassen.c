@@ -98,7 +98,7 @@ static const char* check(void* ctx) {
       want += A[i * n + k] * B[k * n + j];
       mag += fabs(A[i * n + k] * B[k * n + j]);
     }
-    if (fabs(C[i * n + j] - want) > 1e-9 * (1 + mag)) {
+    if (!isfinite(C[i * n + j]) || fabs(C[i * n + j] - want) > 1e-9 * (1 + mag)) {
       snprintf(err, sizeof err, "C(%ld, %ld) = %.17g, expected %.17g", i, j, C[i * n + j], want);
       return err;
     }
