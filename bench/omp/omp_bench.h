@@ -77,6 +77,20 @@ static void bench_print_runtime(void) {
   printf("TEAM %d\n", team);
 }
 
+/* The process's peak resident set (VmHWM of /proc/self/status), KiB; -1
+ * when unreadable. Read in the process itself: a parent's rusage of a
+ * forked child also counts the parent's pages the child held before exec. */
+__attribute__((unused)) static long bench_peak_rss_kib(void) {
+  FILE* f = fopen("/proc/self/status", "r");
+  if (!f) return -1;
+  char line[256];
+  long kib = -1;
+  while (fgets(line, sizeof line, f))
+    if (!strncmp(line, "VmHWM:", 6)) kib = strtol(line + 6, NULL, 10);
+  fclose(f);
+  return kib;
+}
+
 static bench_args bench_parse(int argc, char** argv) {
   bench_args a = {1, 5, -1, 1, 0};
   for (int i = 1; i < argc; ++i) {

@@ -7,8 +7,8 @@
  * libgomp does so beyond 64 queued tasks per thread, libomp when a thread's
  * deque is full); such a task does not wait. The program reports the time
  * and prints OUTSTANDING max=<k>: the most tasks that were created and not
- * yet finished at once, which tells how many the runtime really held.
- * run.py reads the peak RSS of the process (wait4) next to it.
+ * yet finished at once, which tells how many the runtime really held, and
+ * PEAK_RSS kib=<k>, the process's peak resident set (VmHWM) at the end.
  * Checked: every task ran once (the sum of their indices). */
 #include <stdatomic.h>
 
@@ -74,5 +74,6 @@ int main(int argc, char** argv) {
   if (!sums) bench_fail("taskmem: out of memory");
   bench_measure(&a, "taskmem", a.threads, 1, "run", run, check, NULL);
   printf("OUTSTANDING max=%ld\n", max_outstanding);
+  printf("PEAK_RSS kib=%ld\n", bench_peak_rss_kib());
   return 0;
 }
