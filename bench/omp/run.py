@@ -58,7 +58,9 @@ def exe(args, program):
 def find_libomp(given):
     """libomp.so.5's path: --libomp, else the newest LLVM's, else the multiarch one."""
     if given:
-        return given if os.path.exists(given) else None
+        if not os.path.exists(given):
+            raise SystemExit(f"run.py: --libomp {given}: no such file")
+        return given
     found = sorted(glob.glob("/usr/lib/llvm-*/lib/libomp.so.5"), key=lambda p: int(re.search(r"llvm-(\d+)", p).group(1)))
     found += glob.glob("/usr/lib/*-linux-gnu/libomp.so.5")
     return found[-1] if found else None
@@ -83,6 +85,8 @@ def setup_runtimes(args, tmpdir):
         elif rt == "canopy":
             d = args.canopy_lib or os.path.join(args.bin, "..", "lib", "canopy-omp")
             lib = os.path.join(d, "libgomp.so.1")
+            if not os.path.exists(lib) and args.canopy_lib:
+                raise SystemExit(f"run.py: --canopy-lib {args.canopy_lib}: no libgomp.so.1 there")
             if not os.path.exists(lib):
                 skipped.append(f"canopy (no {os.path.normpath(lib)} yet)")
                 continue
