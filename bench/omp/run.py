@@ -148,6 +148,21 @@ def verify_runtimes(args, runtimes):
     return info
 
 
+def check_the_check(args, runtimes):
+    """--smoke: the switch check must fail when the switch does not happen
+    (libomp expected, the system's libgomp loaded; and the reverse)."""
+    if "libomp" not in runtimes:
+        return
+    wrong = [{"libomp": ("", runtimes["libomp"][1])}, {"gomp": (runtimes["libomp"][0], None)}]
+    for fake in wrong:
+        try:
+            verify_runtimes(args, fake)
+        except SystemExit:
+            continue
+        raise SystemExit(f"run.py: the runtime check accepted a switch that did not happen: {fake}")
+    print("runtime check: rejects a switch that did not happen (smoke)")
+
+
 def jobs_of(args):
     """[(program, label threads, argv)] of one round."""
     jobs = []
@@ -357,6 +372,8 @@ def main():
         for s in skipped:
             print(f"skipped runtime: {s}")
         info = verify_runtimes(args, args.runtime_envs)
+        if args.smoke:
+            check_the_check(args, args.runtime_envs)
         for rt, (lib, version) in info.items():
             print(f"runtime {rt}: {lib} (checked in /proc/self/maps; OMP_DISPLAY_ENV _OPENMP={version})")
         results = collect_with_load_report(collect, args)
