@@ -334,7 +334,7 @@ def report_memory(results, args):
             per_task = f"{(kib - base) * 1024 / held:.0f}" if held > 1 else "-"
             rows.append([t, rt, f"{kib / 1024:.1f}", f"{base / 1024:.1f}", held, per_task,
                          fmt(median(results, "taskmem", rt, t), 1e3), r])
-    table(f"memory: one thread creates {'the smoke test''s' if args.smoke else '10^6'} tasks before any may finish; "
+    table(f"memory: one thread creates {PROGRAMS['taskmem'] if args.smoke else '10^6'} tasks before any may finish; "
           "peak RSS (VmHWM), the same program with 1 task, the most tasks the runtime held at once",
           ["threads", "runtime", "peak RSS MiB", "1-task RSS MiB", "max outstanding", "bytes / held task", "ms",
            "canopy / lower peer"], rows, args.markdown)
