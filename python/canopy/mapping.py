@@ -38,7 +38,7 @@ def map(topology, matrix, policy=None, *, pack=False, granularity="pu", helpers=
     policy = default_policy() if policy is None else policy
     _canopy.find_policy(policy)  # an unknown name fails with the list of known ones
     native = _canopy.map_tasks(topology._t, m._m, policy, pack, granularity, helpers, _weights(weights))
-    return Placement(topology, native)
+    return Placement(topology, native, m)
 
 
 def cost(topology, matrix, placement, weights=None):

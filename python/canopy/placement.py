@@ -29,8 +29,9 @@ class Placement:
     """Task -> PU on a topology. `pus` holds logical PU indexes (canopy's and
     hwloc's), `os_pus` the OS CPU numbers that OMP_PLACES and taskset use."""
 
-    def __init__(self, topology, native):
+    def __init__(self, topology, native, matrix=None):
         self.topology = topology
+        self.matrix = matrix  # the CommMatrix map() placed, if any: adds per-task volumes to table and JSON
         self._p = native
 
     @classmethod
@@ -97,8 +98,11 @@ class Placement:
         """Raise canopy.Error unless every PU exists and no PU holds more than ceil(T/P) tasks."""
         _canopy.validate_placement(self.topology._t, self._p)
 
-    def cost(self, matrix, weights=None):
-        """canopy.cost(self.topology, matrix, self, weights)."""
+    def cost(self, matrix=None, weights=None):
+        """canopy.cost(self.topology, matrix, self, weights); matrix defaults to the one map() placed."""
+        matrix = self.matrix if matrix is None else matrix
+        if matrix is None:
+            raise TypeError("cost(): give the matrix (this placement was not made by map())")
         return Cost._from(_canopy.evaluate(self.topology._t, as_matrix(matrix)._m, self._p, list(weights or [])))
 
     def omp_places(self):
@@ -115,7 +119,9 @@ class Placement:
 
     def format(self, format="table", matrix=None):
         """The placement as `canopy map --of FORMAT` prints it, without the
-        cost lines: table, json, list, omp-places, gomp or rankfile."""
+        cost lines: table, json, list, omp-places, gomp or rankfile. The
+        matrix (default: the one map() placed) adds per-task volumes."""
+        matrix = self.matrix if matrix is None else matrix
         m = as_matrix(matrix)._m if matrix is not None else None
         return _canopy.format_placement(self.topology._t, self._p, format, m)
 
