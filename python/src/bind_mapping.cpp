@@ -1,6 +1,8 @@
 // The placement engine in Python: the policy registry, map_tasks, the cost
 // model, compare_policies, and placements in the formats other tools read
 // (OMP_PLACES, GOMP_CPU_AFFINITY, rankfile, list, table, JSON, SVG).
+// Mapping, evaluating and comparing release the GIL: their inputs are C++
+// objects that Python cannot change, and they can take seconds.
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
@@ -86,14 +88,16 @@ void bind_mapping(nb::module_& m) {
         return map_tasks(t, c, policy, options(pack, granularity, helpers, weights));
       },
       nb::arg("topology"), nb::arg("matrix"), nb::arg("policy"), nb::arg("pack") = false,
-      nb::arg("granularity") = "pu", nb::arg("helpers") = "none", nb::arg("weights") = std::vector<double>{});
+      nb::arg("granularity") = "pu", nb::arg("helpers") = "none", nb::arg("weights") = std::vector<double>{},
+      nb::call_guard<nb::gil_scoped_release>());
   m.def("validate_placement", &validate_placement, nb::arg("topology"), nb::arg("placement"));
   m.def(
       "evaluate",
       [](const Topology& t, const CommMatrix& c, const Placement& p, const std::vector<double>& weights) {
         return evaluate(t, c, p, weights);  // checks the sizes and PUs itself
       },
-      nb::arg("topology"), nb::arg("matrix"), nb::arg("placement"), nb::arg("weights") = std::vector<double>{});
+      nb::arg("topology"), nb::arg("matrix"), nb::arg("placement"), nb::arg("weights") = std::vector<double>{},
+      nb::call_guard<nb::gil_scoped_release>());
   m.def(
       "compare_policies",
       [](const Topology& t, const CommMatrix& c, bool pack, const std::string& granularity,
@@ -101,7 +105,7 @@ void bind_mapping(nb::module_& m) {
         return compare_policies(t, c, options(pack, granularity, "none", weights));
       },
       nb::arg("topology"), nb::arg("matrix"), nb::arg("pack") = false, nb::arg("granularity") = "pu",
-      nb::arg("weights") = std::vector<double>{});
+      nb::arg("weights") = std::vector<double>{}, nb::call_guard<nb::gil_scoped_release>());
 
   m.def("omp_places", &omp_places, nb::arg("topology"), nb::arg("placement"));
   m.def("gomp_cpu_affinity", &gomp_cpu_affinity, nb::arg("topology"), nb::arg("placement"));

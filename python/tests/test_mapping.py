@@ -193,3 +193,15 @@ def test_errors_carry_canopys_message():
         over.validate()  # two tasks on PU 0 with 3 tasks on 32 PUs
     with pytest.raises(TypeError):
         canopy.map(t, True)
+
+
+def test_threads_map_at_once_with_the_same_results():
+    # map, cost and compare release the GIL; results must not depend on it.
+    from concurrent.futures import ThreadPoolExecutor
+    t = canopy.Topology.synthetic(SMALL)
+    m = canopy.CommMatrix.read(TEST_DATA / STENCIL16)
+    ref = {p.name: canopy.map(t, m, p.name).pus.tolist() for p in canopy.policies()}
+    names = [p.name for p in canopy.policies()] * 4
+    with ThreadPoolExecutor(4) as pool:
+        got = list(pool.map(lambda n: (n, canopy.map(t, m, n).pus.tolist()), names))
+    assert all(ref[n] == pus for n, pus in got)
