@@ -6,7 +6,7 @@ JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 NUMAVM ?= $(abspath ../shared/tools/numavm/numavm)
 
-.PHONY: all setup configure build demo test test-release test-asan test-tsan fuzz numa-check bench-mapping clean
+.PHONY: all setup configure build demo test test-release test-python test-asan test-tsan fuzz numa-check bench-mapping clean
 
 all: build
 
@@ -22,13 +22,18 @@ build: $(BUILD)/build.ninja
 demo: setup build
 	@bash scripts/demo.sh $(BUILD)/bin/canopy
 
-# Release tests, then the AddressSanitizer+UBSan build, then ThreadSanitizer
+# Release tests, then the Python package's, then the AddressSanitizer+UBSan build, then ThreadSanitizer
 # on the tests that run threads (runtime, data-flow, data handles, C API, CLI),
 # then a short fuzzing run of the parsers, then the NUMA checks in VMs.
-test: setup test-release test-asan test-tsan fuzz numa-check
+test: setup test-release test-python test-asan test-tsan fuzz numa-check
 
 test-release: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# The Python package: pip install . into a venv in $(BUILD)/pyenv, then
+# pytest on python/tests (scripts/test-python.sh; docs/python.md).
+test-python: setup
+	@bash scripts/test-python.sh $(BUILD)
 
 test-asan:
 	cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCANOPY_SANITIZE=address,undefined -DCANOPY_BUILD_BENCH=OFF

@@ -1,12 +1,13 @@
 // `canopy compare`: run every registered policy on one matrix and topology
-// and print the cost of each placement, its ratio to the best, the time the
-// policy took, and which policy is best (lowest weighted cost).
+// (canopy::compare_policies) and print the cost of each placement, its ratio
+// to the best, the time the policy took, and which policy is best (lowest
+// weighted cost).
 #include <fmt/format.h>
 
-#include <chrono>
 #include <memory>
 
 #include "canopy/comm_matrix.hpp"
+#include "canopy/compare.hpp"
 #include "canopy/cost.hpp"
 #include "canopy/error.hpp"
 #include "canopy/mapping.hpp"
@@ -19,13 +20,6 @@ namespace {
 struct CompareArgs {
   std::string input, matrix, format, granularity = "pu", weights, of, output;
   bool pack = false;
-};
-
-struct Row {
-  std::string name;
-  canopy::Cost cost;
-  double ms = 0;
-  std::string error;  // empty when the policy succeeded
 };
 
 std::string ratio_text(double v, double best) {
@@ -41,43 +35,25 @@ int run_compare(const CompareArgs& a) {
   opt.granularity = canopy::parse_granularity(a.granularity);
   opt.weights = canopy::cli::weights_for(topo, a.weights);
 
-  std::vector<Row> rows;
-  int best = -1;
-  for (const canopy::Policy& pol : canopy::policies()) {
-    Row r;
-    r.name = pol.name;
-    try {
-      auto t0 = std::chrono::steady_clock::now();
-      canopy::Placement p = canopy::map_tasks(topo, m, pol.name, opt);
-      auto t1 = std::chrono::steady_clock::now();
-      r.ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
-      r.cost = canopy::evaluate(topo, m, p, opt.weights);
-    } catch (const canopy::Error& e) {
-      // One broken policy must not hide the others' results.
-      r.error = e.what();
-    }
-    rows.push_back(r);
-    int i = static_cast<int>(rows.size()) - 1;
-    if (r.error.empty() && (best < 0 || r.cost.weighted < rows[best].cost.weighted ||
-                            (r.cost.weighted == rows[best].cost.weighted && r.cost.hop_bytes < rows[best].cost.hop_bytes)))
-      best = i;
-  }
+  const canopy::Comparison cmp = canopy::compare_policies(topo, m, opt);
+  const auto& rows = cmp.results;
+  const int best = cmp.best;
   const double best_weighted = best >= 0 ? rows[best].cost.weighted : 0;
   std::string w;
-  for (double x : opt.weights) w += (w.empty() ? "" : ",") + canopy::cli::number(x);
+  for (double x : cmp.weights) w += (w.empty() ? "" : ",") + canopy::cli::number(x);
 
   std::string text;
   if (a.of == "table") {
     std::vector<std::vector<std::string>> cells;
     cells.push_back({"policy", "hop-bytes", "weighted", "NUMA crossing", "ratio", "time"});
-    for (const Row& r : rows) {
+    for (const canopy::PolicyResult& r : rows) {
       if (!r.error.empty()) {
-        cells.push_back({r.name, "-", "-", "-", "-", "failed: " + r.error});
+        cells.push_back({r.policy, "-", "-", "-", "-", "failed: " + r.error});
         continue;
       }
-      cells.push_back({r.name, canopy::cli::number(r.cost.hop_bytes), canopy::cli::number(r.cost.weighted),
+      cells.push_back({r.policy, canopy::cli::number(r.cost.hop_bytes), canopy::cli::number(r.cost.weighted),
                        canopy::cli::number(r.cost.numa_crossing), ratio_text(r.cost.weighted, best_weighted),
-                       fmt::format("{:.3f} ms", r.ms)});
+                       fmt::format("{:.3f} ms", r.time_ms)});
     }
     std::vector<size_t> width(cells.front().size(), 0);
     for (const auto& c : cells)
@@ -90,36 +66,36 @@ int run_compare(const CompareArgs& a) {
       line += "  " + c.back();
       text += line + "\n";
     }
-    text += best >= 0 ? fmt::format("best: {} (lowest weighted cost; ratio = weighted cost / best)\n", rows[best].name)
+    text += best >= 0 ? fmt::format("best: {} (lowest weighted cost; ratio = weighted cost / best)\n", rows[best].policy)
                       : "best: none (every policy failed)\n";
   } else {
     nlohmann::ordered_json j;
     j["matrix"] = a.matrix;
     j["topology"] = topo.source();
     j["num_tasks"] = m.size();
-    j["weights"] = opt.weights;
+    j["weights"] = cmp.weights;
     nlohmann::ordered_json list = nlohmann::ordered_json::array();
-    for (const Row& r : rows) {
+    for (const canopy::PolicyResult& r : rows) {
       nlohmann::ordered_json x;
-      x["policy"] = r.name;
+      x["policy"] = r.policy;
       if (r.error.empty()) {
         x["hop_bytes"] = r.cost.hop_bytes;
         x["weighted"] = r.cost.weighted;
         x["numa_crossing"] = r.cost.numa_crossing;
         x["tasks_per_numa"] = r.cost.tasks_per_numa;
-        x["ratio"] = best_weighted > 0 ? r.cost.weighted / best_weighted : 1.0;
-        x["time_ms"] = r.ms;
+        x["ratio"] = r.ratio;
+        x["time_ms"] = r.time_ms;
       } else {
         x["error"] = r.error;
       }
       list.push_back(x);
     }
     j["policies"] = list;
-    j["best"] = best >= 0 ? nlohmann::ordered_json(rows[best].name) : nlohmann::ordered_json(nullptr);
+    j["best"] = best >= 0 ? nlohmann::ordered_json(rows[best].policy) : nlohmann::ordered_json(nullptr);
     text = j.dump(2) + "\n";
   }
   canopy::cli::write_file(a.output, text);
-  for (const Row& r : rows)
+  for (const canopy::PolicyResult& r : rows)
     if (!r.error.empty()) return 1;
   return 0;
 }
