@@ -78,10 +78,18 @@ std::vector<Place> abstract_places(std::string_view name, const Topology& m, std
       out.push_back(std::move(pl));
     }
   } else if (name == "numa_domains") {
+    // A CPU goes to the first node that has it (libgomp's rule; a KNL's
+    // MCDRAM node shares its quadrant's CPUs); nodes left with none, like
+    // memory-only ones, make no place.
+    std::vector<bool> claimed(static_cast<std::size_t>(m.num_pus()), false);
     for (const NumaInfo& n : m.numa_nodes()) {
-      if (n.pus.empty()) continue;  // memory-only node
       Place pl;
-      for (int pu : n.pus) pl.os_cpus.push_back(m.pu(pu).os_index);
+      for (int pu : n.pus)
+        if (!claimed[static_cast<std::size_t>(pu)]) {
+          claimed[static_cast<std::size_t>(pu)] = true;
+          pl.os_cpus.push_back(m.pu(pu).os_index);
+        }
+      if (pl.os_cpus.empty()) continue;
       std::sort(pl.os_cpus.begin(), pl.os_cpus.end());
       out.push_back(std::move(pl));
     }
@@ -350,10 +358,7 @@ std::optional<PlacesOutcome> parse_gomp_cpu_affinity(std::string_view value, con
   }
   std::string why;
   auto r = resolve(raw, machine, why);
-  if (!r) {
-    error = why;
-    return std::nullopt;
-  }
+  if (!r) return fail(why);
   return r;
 }
 

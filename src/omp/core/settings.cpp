@@ -24,6 +24,24 @@ using text::Cursor;
 
 constexpr std::uint64_t kIntMax = static_cast<std::uint64_t>(std::numeric_limits<int>::max());
 
+// The value as the warning shows it: control characters (a newline would
+// split the one warning line) and bytes above 0x7e as \xNN.
+std::string printable(const std::string& v) {
+  static const char* hex = "0123456789abcdef";
+  std::string out;
+  for (char ch : v) {
+    auto u = static_cast<unsigned char>(ch);
+    if (u >= 0x20 && u < 0x7f && ch != '\\') {
+      out += ch;
+    } else {
+      out += "\\x";
+      out += hex[u >> 4];
+      out += hex[u & 15];
+    }
+  }
+  return out;
+}
+
 // One variable being read: its value, and the warning sink.
 struct Var {
   const char* name;
@@ -31,7 +49,7 @@ struct Var {
   std::ostream& warnings;
 
   void warn(const std::string& expected, bool using_default = true) const {
-    warnings << "canopy-omp: " << name << "='" << value << "': " << expected
+    warnings << "canopy-omp: " << name << "='" << printable(value) << "': " << expected
              << (using_default ? "; using the default" : "") << '\n';
   }
 };
