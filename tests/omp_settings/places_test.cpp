@@ -167,6 +167,14 @@ TEST(OmpPlaces, ProcBindInterplay) {
   p = parse({{"OMP_PLACES", "threads"}, {"OMP_PROC_BIND", "spread"}});
   EXPECT_EQ(p.settings.proc_bind, (std::vector<ProcBind>{ProcBind::Spread}));
   EXPECT_FALSE(p.settings.proc_bind_implied);
+  EXPECT_FALSE(p.settings.places_implied);
+  // Binding without places: one place per hardware thread (libgomp).
+  p = parse({{"OMP_PROC_BIND", "close"}});
+  EXPECT_EQ(p.settings.places.size(), 32u);
+  EXPECT_TRUE(p.settings.places_implied);
+  EXPECT_EQ(p.settings.places_source, "threads");
+  EXPECT_TRUE(parse({{"OMP_PROC_BIND", "false"}}).settings.places.empty());
+  EXPECT_TRUE(parse({}).settings.places.empty());
 }
 
 TEST(OmpPlaces, GompCpuAffinity) {

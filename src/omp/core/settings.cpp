@@ -277,6 +277,15 @@ void parse_places(const Reader& r, const Topology& machine, Settings& s) {
     s.proc_bind = {ProcBind::True};
     s.proc_bind_implied = true;
   }
+  // Binding without places: libgomp binds to one place per hardware thread.
+  if (s.places.empty() && !s.proc_bind.empty() && s.proc_bind[0] != ProcBind::False) {
+    std::string unused;
+    if (auto threads = detail::parse_omp_places("threads", machine, unused)) {
+      s.places = std::move(threads->places);
+      s.places_source = "threads";
+      s.places_implied = true;
+    }
+  }
 }
 
 }  // namespace

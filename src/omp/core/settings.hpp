@@ -78,6 +78,7 @@ struct Settings {
   std::optional<std::uint64_t> spin_count;       // GOMP_SPINCOUNT
 
   // Additions (settings layer):
+  bool places_implied = false;                   // places = threads because OMP_PROC_BIND binds and no places were given (libgomp)
   bool proc_bind_implied = false;                // proc_bind = {True} because places were set and OMP_PROC_BIND was not (libgomp)
   int default_num_threads = 1;                   // what nthreads-var is when OMP_NUM_THREADS is unset (machine's cores; the runtime may overwrite)
   TargetOffload target_offload = TargetOffload::Default;  // OMP_TARGET_OFFLOAD
