@@ -144,6 +144,12 @@ TEST(OmpPlaces, BadValues) {
   }
   auto p = parse({{"OMP_PLACES", "{0:2}x"}});
   EXPECT_NE(p.warnings[0].find("(expected ',' at position 6)"), std::string::npos) << p.warnings[0];
+  // The example of docs/omp-env.md.
+  EXPECT_EQ(parse({{"OMP_PLACES", "{0:4"}}).warnings,
+            std::vector<std::string>{
+                "canopy-omp: OMP_PLACES='{0:4': expected threads, cores, ll_caches, numa_domains or sockets with an "
+                "optional (count), or a list of places such as '{0,1},{2,3}' or '{0:4}:4:4' (expected ',' or '}' at "
+                "position 5); using the default"});
 }
 
 TEST(OmpPlaces, LimitsKeepTyposFromAllocating) {
