@@ -71,6 +71,17 @@ TEST(OmpPlaces, AbstractNamesOnTheTwoSocketMachine) {
   EXPECT_EQ(places_string(parse({{"OMP_PLACES", "sockets"}}, m).settings.places), "{0:8,16:8},{8:8,24:8}");
 }
 
+TEST(OmpPlaces, InterleavedNumberingFollowsLibgompsOrder) {
+  // Packages interleaved (CPU 0 on package 0, CPU 1 on package 1, ...), the
+  // second threads of cores numbered 4-7: libgomp lists places by their
+  // lowest CPU, core by core for threads.
+  Topology m = Topology::from_synthetic("pack:2 core:2 pu:2(indexes=0,4,2,6,1,5,3,7)");
+  EXPECT_EQ(places("threads", m), (V{{0}, {4}, {1}, {5}, {2}, {6}, {3}, {7}}));
+  EXPECT_EQ(places("cores", m), (V{{0, 4}, {1, 5}, {2, 6}, {3, 7}}));
+  EXPECT_EQ(places("sockets", m), (V{{0, 2, 4, 6}, {1, 3, 5, 7}}));
+  EXPECT_EQ(places("cores(2)", m), (V{{0, 4}, {1, 5}}));
+}
+
 TEST(OmpPlaces, NumaDomainsOnTheKnlLikeMachine) {
   // Each quadrant has a DDR and an MCDRAM node over the same CPUs: the CPUs
   // go to the first, as libgomp's sysfs walk gives them.
@@ -156,6 +167,11 @@ TEST(OmpPlaces, LimitsKeepTyposFromAllocating) {
   EXPECT_EQ(parse({{"OMP_PLACES", "{0:1000000}:65536"}}).warnings.size(), 1u);
   EXPECT_EQ(parse({{"OMP_PLACES", "0:65537"}}).warnings.size(), 1u);
   EXPECT_EQ(places("{0:100000}").size(), 1u);  // large but within the limits
+  EXPECT_EQ(parse({{"GOMP_CPU_AFFINITY", "0-65535"}}).settings.places.size(), 32u);
+  auto p = parse({{"GOMP_CPU_AFFINITY", "0-65535 0"}});
+  EXPECT_TRUE(p.settings.places.empty());
+  ASSERT_EQ(p.warnings.size(), 1u);
+  EXPECT_NE(p.warnings[0].find("(more than 65536 CPUs listed)"), std::string::npos) << p.warnings[0];
 }
 
 TEST(OmpPlaces, ProcBindInterplay) {

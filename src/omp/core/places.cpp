@@ -1,8 +1,9 @@
 // OMP_PLACES (OpenMP 5.1 section 6.5) and GOMP_CPU_AFFINITY (libgomp): the
 // grammar, then the resolution of the CPU numbers it names against the
 // machine canopy sees. Abstract names (threads, cores, ll_caches,
-// numa_domains, sockets) come from the topology tree in canopy's logical
-// order, which is the order libgomp's sysfs walk produces on Linux. Explicit
+// numa_domains, sockets) come from the topology tree, listed in the order
+// libgomp's sysfs walk produces on Linux (by lowest OS CPU number; NUMA
+// nodes by number). Explicit
 // lists keep libgomp's rules: "!" inside braces removes a CPU after the
 // place's other CPUs were added, "!{...}" at the top removes an identical
 // earlier place, "place:len:stride" copies a place len times shifting every
@@ -66,23 +67,46 @@ int data_cache_level(const std::string& type) {
   return 0;
 }
 
+// libgomp lists places by their lowest OS CPU number (it walks the CPUs in
+// that order); on machines numbered like their tree this is canopy's
+// logical order, on others (packages interleaved) it is libgomp's.
+void by_first_cpu(std::vector<Place>& places) {
+  std::stable_sort(places.begin(), places.end(),
+                   [](const Place& a, const Place& b) { return a.os_cpus.front() < b.os_cpus.front(); });
+}
+
+std::vector<Place> core_places(const Topology& m) {
+  std::vector<Place> out;
+  for (const CoreInfo& c : m.cores()) {
+    Place pl;
+    for (int pu : c.pus) pl.os_cpus.push_back(m.pu(pu).os_index);
+    std::sort(pl.os_cpus.begin(), pl.os_cpus.end());
+    out.push_back(std::move(pl));
+  }
+  by_first_cpu(out);
+  return out;
+}
+
 std::vector<Place> abstract_places(std::string_view name, const Topology& m, std::string& note) {
   std::vector<Place> out;
-  if (name == "threads") {
-    for (const PUInfo& p : m.pus()) out.push_back({{p.os_index}});
-  } else if (name == "cores") {
-    for (const CoreInfo& c : m.cores()) {
-      Place pl;
-      for (int pu : c.pus) pl.os_cpus.push_back(m.pu(pu).os_index);
-      std::sort(pl.os_cpus.begin(), pl.os_cpus.end());
-      out.push_back(std::move(pl));
-    }
+  if (name == "threads") {  // core by core, as libgomp
+    for (const Place& core : core_places(m))
+      for (int cpu : core.os_cpus) out.push_back({{cpu}});
+    return out;
+  }
+  if (name == "cores") {
+    return core_places(m);
   } else if (name == "numa_domains") {
     // A CPU goes to the first node that has it (libgomp's rule; a KNL's
     // MCDRAM node shares its quadrant's CPUs); nodes left with none, like
     // memory-only ones, make no place.
     std::vector<bool> claimed(static_cast<std::size_t>(m.num_pus()), false);
-    for (const NumaInfo& n : m.numa_nodes()) {
+    std::vector<const NumaInfo*> nodes;  // in OS number order, as sysfs lists them
+    for (const NumaInfo& n : m.numa_nodes()) nodes.push_back(&n);
+    std::stable_sort(nodes.begin(), nodes.end(),
+                     [](const NumaInfo* a, const NumaInfo* b) { return a->os_index < b->os_index; });
+    for (const NumaInfo* node : nodes) {
+      const NumaInfo& n = *node;
       Place pl;
       for (int pu : n.pus)
         if (!claimed[static_cast<std::size_t>(pu)]) {
@@ -109,6 +133,7 @@ std::vector<Place> abstract_places(std::string_view name, const Topology& m, std
       if (out.empty()) out = whole_machine(m);
     }
   }
+  if (name != "numa_domains") by_first_cpu(out);
   return out;
 }
 
@@ -351,7 +376,8 @@ std::optional<PlacesOutcome> parse_gomp_cpu_affinity(std::string_view value, con
       }
     }
     for (std::uint64_t v = *beg; v <= end; v += stride) raw.push_back({static_cast<int>(v)});
-    if (raw.size() > static_cast<std::size_t>(kMaxPlaces) * 16) return fail("too many CPUs listed");
+    if (raw.size() > static_cast<std::size_t>(kMaxPlaces))
+      return fail("more than " + std::to_string(kMaxPlaces) + " CPUs listed");
     if (c.done()) break;
     c.eat(',');
     if (c.done()) return fail("expected a CPU number after ','" + at(c));
