@@ -123,6 +123,22 @@ TEST(OmpLibgompDiff, SameDisplayBlockAsGcc12Libgomp) {
       {{"GOMP_CPU_AFFINITY", "1,0-1:1"}},
       {{"GOMP_CPU_AFFINITY", "1-0"}},
       {{"GOMP_CPU_AFFINITY", "0"}, {"OMP_PROC_BIND", "false"}},
+      {{"OMP_PLACES", "threads(9)"}},
+      {{"OMP_PLACES", " cores ( 1 ) "}},
+      {{"OMP_PLACES", "{0,1}:1"}},
+      {{"OMP_PLACES", "!{0}"}},
+      {{"OMP_PLACES", "0-1"}},
+      {{"OMP_PLACES", "{1:2:-1}"}},
+      {{"OMP_PLACES", "{0},{1}"}, {"OMP_PROC_BIND", "close,spread"}},
+      {{"OMP_SCHEDULE", "static , 5"}},
+      {{"OMP_SCHEDULE", "Monotonic:Auto"}},
+      {{"OMP_NUM_THREADS", "1,,2"}},
+      {{"OMP_STACKSIZE", "0"}},
+      {{"OMP_MAX_ACTIVE_LEVELS", "-1"}},
+      {{"OMP_THREAD_LIMIT", "99999999999"}},
+      {{"GOMP_SPINCOUNT", "99999999999T"}},
+      {{"OMP_DEFAULT_DEVICE", "-1"}},
+      {{"OMP_DISPLAY_AFFINITY", "TRUE"}, {"OMP_WAIT_POLICY", " active "}},
   };
   for (Env env : cases) {
     // libgomp's verbose block always shows GOMP_CPU_AFFINITY as ''; canopy

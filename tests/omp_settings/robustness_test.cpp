@@ -69,7 +69,7 @@ void check_settings(const Settings& s, const canopy::Topology& m) {
 TEST(OmpRobustness, RandomValuesInEveryVariable) {
   std::mt19937 rng(20261126);
   canopy::Topology two = canopy::Topology::from_xml_file(CANOPY_TEST_DATA "/topologies/two-socket.xml");
-  for (int round = 0; round < 400; ++round) {
+  for (int round = 0; round < 1000; ++round) {
     for (const char* name : kVariables) {
       std::string value = random_value(rng);
       const canopy::Topology& m = round % 2 ? two : omp_test::small_machine();

@@ -112,7 +112,7 @@ Settings parse_settings(const Getenv& getenv, const Topology& machine, std::ostr
 // the specification's format, naming canopy and its version.
 void display_env(const Settings& s, bool verbose, std::ostream& out);
 
-// What OMP_AFFINITY_FORMAT's field specifiers (%t %T %L %n %N %a %H %P %p
+// What OMP_AFFINITY_FORMAT's field specifiers (%t %T %L %n %N %a %H %P
 // %i %A, short and {long} names, with 0 / . / width modifiers) expand to for
 // one thread. %i prints native_thread_id as libgomp does (hex, "0x..."). A
 // malformed specifier is copied to the output as written (libgomp aborts the
