@@ -80,3 +80,14 @@ TEST(OmpAffinityFormat, MalformedSpecifiersAreCopiedAndReported) {
   EXPECT_EQ(affinity_format_error("50%"), std::optional<std::string>("a field type is missing in '%'"));
   EXPECT_TRUE(affinity_format_error("%99999999n").has_value());
 }
+
+TEST(OmpAffinityFormat, TheSpecificationsExample) {
+  // OpenMP 5.1 section 6.14: thread 0 at level 1 on CPUs 0-1,16-17 of host nid003.
+  AffinityFields f;
+  f.nesting_level = 1;
+  f.thread_num = 0;
+  f.host = "nid003";
+  f.os_cpus = {0, 1, 16, 17};
+  EXPECT_EQ(format_affinity("Thread Affinity: %0.3L %.8n %.15{thread_affinity} %.12H", f),
+            "Thread Affinity: 001        0       0-1,16-17       nid003");
+}
