@@ -276,3 +276,12 @@ TEST(OmpVariables, WarningsStayOneLineWhateverTheValue) {
             "canopy-omp: OMP_NUM_THREADS='4\\x0a2\\x5c\\xff': expected a comma-separated list of positive "
             "integers; using the default");
 }
+
+TEST(OmpVariables, QuotedPiecesOfTheValueAreEscapedToo) {
+  // Found by fuzz_omp_env: the reason quotes the bad specifier, newline and all.
+  auto p = parse({{"OMP_AFFINITY_FORMAT", "%a %\n"}});
+  ASSERT_EQ(p.warnings.size(), 1u);
+  EXPECT_EQ(p.warnings[0],
+            "canopy-omp: OMP_AFFINITY_FORMAT='%a %\\x0a': expected a valid affinity format (an unknown field type "
+            "in '%\\x0a'); using the default");
+}

@@ -49,7 +49,8 @@ struct Var {
   std::ostream& warnings;
 
   void warn(const std::string& expected, bool using_default = true) const {
-    warnings << "canopy-omp: " << name << "='" << printable(value) << "': " << expected
+    // `expected` may quote part of the value (a bad affinity field): escaped too.
+    warnings << "canopy-omp: " << name << "='" << printable(value) << "': " << printable(expected)
              << (using_default ? "; using the default" : "") << '\n';
   }
 };
