@@ -5,14 +5,14 @@
 # -max_len=4096 on a fresh copy of its seed corpus fuzz/seeds/<target>/, and
 # exits non-zero when any of them finds a crash; the reproducer is left in
 # <build dir>/findings/<target>/ (replay: <build dir>/bin/<target> FILE).
-# FUZZ_TARGETS (default "fuzz_matrix fuzz_synthetic") picks the targets.
+# FUZZ_TARGETS (default "fuzz_matrix fuzz_synthetic fuzz_omp_env") picks the targets.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 BUILD_DIR=${FUZZ_BUILD_DIR:-build-fuzz}
 SECONDS_EACH=${FUZZ_SECONDS:-30}
 JOBS=${FUZZ_JOBS:-$(nproc)}
-read -r -a TARGETS <<<"${FUZZ_TARGETS:-fuzz_matrix fuzz_synthetic}"
+read -r -a TARGETS <<<"${FUZZ_TARGETS:-fuzz_matrix fuzz_synthetic fuzz_omp_env}"
 # Leaks inside libhwloc itself are not canopy's (see fuzz/lsan.supp).
 export LSAN_OPTIONS="suppressions=$PWD/fuzz/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 

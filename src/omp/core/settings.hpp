@@ -34,9 +34,16 @@ struct Schedule {
   ScheduleKind kind = ScheduleKind::Dynamic;  // libgomp's default run-sched-var
   bool monotonic = false;                     // "monotonic:" modifier given
   int chunk = 0;                              // 0: the kind's default
+  bool nonmonotonic = false;                  // "nonmonotonic:" modifier given
 };
 
 enum class WaitPolicy { Unset, Active, Passive };
+
+// OMP_TARGET_OFFLOAD (canopy has no devices; parsed so that it displays).
+enum class TargetOffload { Default, Mandatory, Disabled };
+
+// libgomp's cap on max-active-levels (OMP_MAX_ACTIVE_LEVELS, OMP_NESTED=true).
+inline constexpr int kSupportedActiveLevels = 255;
 
 // One place: the OS indexes of its CPUs (sorted, distinct).
 struct Place {
@@ -69,7 +76,27 @@ struct Settings {
   int num_teams = 0;                             // OMP_NUM_TEAMS (0: unset)
   int teams_thread_limit = 0;                    // OMP_TEAMS_THREAD_LIMIT (0: unset)
   std::optional<std::uint64_t> spin_count;       // GOMP_SPINCOUNT
+
+  // Additions (settings layer):
+  bool places_implied = false;                   // places = threads because OMP_PROC_BIND binds and no places were given (libgomp)
+  bool proc_bind_implied = false;                // proc_bind = {True} because places were set and OMP_PROC_BIND was not (libgomp)
+  int default_num_threads = 1;                   // what nthreads-var is when OMP_NUM_THREADS is unset (machine's cores; the runtime may overwrite)
+  TargetOffload target_offload = TargetOffload::Default;  // OMP_TARGET_OFFLOAD
+  std::string gomp_cpu_affinity;                 // GOMP_CPU_AFFINITY's text when it gave the places
 };
+
+// The spin count the runtime uses: GOMP_SPINCOUNT, else libgomp's defaults
+// (300000; 30000000000 for OMP_WAIT_POLICY=active; 0 for passive).
+std::uint64_t effective_spin_count(const Settings& s);
+// max-active-levels-var as the runtime starts with it (1 when unset).
+int effective_max_active_levels(const Settings& s);
+// A places list as libgomp prints it: "{0:2},{2:2},{5,7}" (runs as start:length).
+std::string places_string(const std::vector<Place>& places);
+// OS CPU numbers as a range list: "0-3,8" ("" for none).
+std::string cpu_list_string(const std::vector<int>& os_cpus);
+// Why an affinity format is malformed (unknown field, "0" without ".", a
+// modifier without a width, unterminated "%{"), or nullopt when it is fine.
+std::optional<std::string> affinity_format_error(const std::string& format);
 
 // Reads a variable; returns nullopt when it is unset. Tests pass a map.
 using Getenv = std::function<std::optional<std::string>(const char* name)>;
@@ -85,9 +112,11 @@ Settings parse_settings(const Getenv& getenv, const Topology& machine, std::ostr
 // the specification's format, naming canopy and its version.
 void display_env(const Settings& s, bool verbose, std::ostream& out);
 
-// What OMP_AFFINITY_FORMAT's field specifiers (%t %T %L %n %N %a %H %P %p
+// What OMP_AFFINITY_FORMAT's field specifiers (%t %T %L %n %N %a %H %P
 // %i %A, short and {long} names, with 0 / . / width modifiers) expand to for
-// one thread.
+// one thread. %i prints native_thread_id as libgomp does (hex, "0x..."). A
+// malformed specifier is copied to the output as written (libgomp aborts the
+// program instead; see affinity_format_error).
 struct AffinityFields {
   int team_num = 0, num_teams = 1, nesting_level = 0, thread_num = 0, num_threads = 1, ancestor_tnum = -1;
   std::string host;
