@@ -38,6 +38,7 @@ import shlex
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 SUITE_DIRS = ("libgomp.c", "libgomp.c-c++-common", "libgomp.c++", "libgomp.fortran")
@@ -50,6 +51,8 @@ C_DEFAULT_FLAGS = ["-O2"]        # DEFAULT_CFLAGS of c.exp and c++.exp
 FORTRAN_TORTURE_FLAGS = ["-O2"]  # one of gfortran-dg-runtest's six option sets
 COMPILERS = {"c": "gcc", "c++": "g++", "fortran": "gfortran"}
 EXCEPTION_LIMIT = 0.02
+RUNTIME_SLOWDOWN_LIMIT = 4      # the runtime's run may take 4x the baseline's
+RUN_SLOTS = threading.Semaphore(1)  # runs one at a time (set by --run-jobs)
 SYSTEM_LIBGOMP = "/usr/lib/x86_64-linux-gnu/libgomp.so.1"
 
 
@@ -446,6 +449,7 @@ def extract_suite(cache):
     found = glob.glob(os.path.join(src, "*", "libgomp", "testsuite"))
     if len(found) != 1:
         raise SuiteError(f"{src}: expected one */libgomp/testsuite, found {found}")
+    write_config_h(found[0])
     return found[0]
 
 
@@ -455,31 +459,57 @@ def compiler_version(lang):
     return subprocess.run([COMPILERS[lang], "--version"], capture_output=True, text=True).stdout.splitlines()[0]
 
 
-def local_includes(path, seen):
-    """The files PATH includes with "..." (recursively), for the cache key."""
+def local_includes(path, seen, include_dirs):
+    """The files PATH includes with "..." (recursively; found next to the
+    includer or in INCLUDE_DIRS), for the cache key."""
     if path in seen or not os.path.isfile(path):
         return
     seen.add(path)
     with open(path, encoding="utf-8", errors="replace") as f:
         text = f.read()
     for m in re.finditer(r'^\s*#\s*include\s+"([^"]+)"|^\s*include\s+[\'"]([^\'"]+)[\'"]', text, re.M):
-        local_includes(os.path.normpath(os.path.join(os.path.dirname(path), m.group(1) or m.group(2))), seen)
+        name = m.group(1) or m.group(2)
+        for d in [os.path.dirname(path)] + include_dirs:
+            candidate = os.path.normpath(os.path.join(d, name))
+            if os.path.isfile(candidate):
+                local_includes(candidate, seen, include_dirs)
+                break
+
+
+CONFIG_H = """/* Written by scripts/gomp_suite.py: libgomp.c/affinity-1.c includes the
+   config.h of libgomp's build, of which it only uses this one macro; libgomp's
+   configure defines it on glibc. */
+#define HAVE_PTHREAD_AFFINITY_NP 1
+"""
+
+
+def write_config_h(suite_dir):
+    """The config.h some tests include (in the extracted libgomp dir, on -I)."""
+    path = os.path.join(os.path.dirname(suite_dir), "config.h")
+    if not os.path.exists(path):
+        with open(path + f".{os.getpid()}.{threading.get_ident()}", "w") as f:
+            f.write(CONFIG_H)
+        os.replace(f.name, path)
+
+
+def include_dirs(suite_dir):
+    """libgomp_init's -I directories: libgomp's source dir and GCC's include/."""
+    libgomp_dir = os.path.dirname(suite_dir)
+    return [libgomp_dir, os.path.join(os.path.dirname(libgomp_dir), "include")]
 
 
 def compile_command(plan, suite_dir):
-    libgomp_dir = os.path.dirname(suite_dir)
-    include_dir = os.path.join(os.path.dirname(libgomp_dir), "include")
     return ([COMPILERS[plan.lang], plan.path] + plan.sources + plan.flags()
-            + [f"-I{libgomp_dir}", f"-I{include_dir}", "-o", "test.exe", "-lm"])
+            + [f"-I{d}" for d in include_dirs(suite_dir)] + ["-o", "test.exe", "-lm"])
 
 
-def cache_key(plan, cmd, versions):
+def cache_key(plan, cmd, versions, suite_dir):
     h = hashlib.sha256()
     h.update(versions[plan.lang].encode())
     h.update("\0".join(cmd).encode())
     files = set()
     for p in [plan.path] + plan.sources:
-        local_includes(p, files)
+        local_includes(p, files, include_dirs(suite_dir))
     for p in sorted(files):
         h.update(p.encode())
         with open(p, "rb") as f:
@@ -490,7 +520,7 @@ def cache_key(plan, cmd, versions):
 def compile_test(plan, suite_dir, cache, versions):
     """Compiles once per cache key; returns (ok, work dir, log text)."""
     cmd = compile_command(plan, suite_dir)
-    work = os.path.join(cache, "bin", cache_key(plan, cmd, versions))
+    work = os.path.join(cache, "bin", cache_key(plan, cmd, versions, suite_dir))
     result = os.path.join(work, "compile.json")
     if os.path.exists(result):
         with open(result) as f:
@@ -526,7 +556,8 @@ def run_env(plan, runtime_dir):
 
 
 def run_binary(plan, work, runtime_dir, timeout):
-    """Runs the test once; returns (passed, seconds, log text). A hang is
+    """Runs the test once with TIMEOUT seconds (or its dg-timeout, times
+    its dg-timeout-factor); returns (passed, seconds, log text). A hang is
     killed with its whole process group."""
     limit = plan.timeout if plan.timeout else timeout * plan.timeout_factor
     start = time.monotonic()
@@ -595,14 +626,19 @@ def process(plan, args, suite_dir, cache, versions):
     logs = [log]
     if not ok:
         rec.update(state="baseline-failed", why="compile failed")
-    elif not args.runtime_dir_only:
-        passed, secs, text = run_binary(plan, work, None, args.timeout)
+    else:
+        with RUN_SLOTS:
+            passed, secs, text = run_binary(plan, work, None, args.baseline_timeout)
         logs.append("--- system libgomp " + text)
         rec["baseline_s"] = round(secs, 3)
         rec.update(state="baseline-passed" if passed else "baseline-failed",
                    why=None if passed else text.splitlines()[0])
     if rec["state"] == "baseline-passed" and args.runtime_dir:
-        passed, secs, text = run_binary(plan, work, args.runtime_dir, args.timeout)
+        # A hang is judged against the baseline's time, so that a slow or
+        # loaded machine does not fail tests that are merely long.
+        limit = max(args.timeout, RUNTIME_SLOWDOWN_LIMIT * rec["baseline_s"])
+        with RUN_SLOTS:
+            passed, secs, text = run_binary(plan, work, args.runtime_dir, limit)
         logs.append(f"--- {args.runtime_dir} " + text)
         rec["runtime_s"] = round(secs, 3)
         rec["state"] = "passed" if passed else "failed"
@@ -683,10 +719,16 @@ def main(argv=None):
                                                          "..", "tests", "omp", "gomp_suite_exceptions.txt"))
     ap.add_argument("--only", help="regexp on test ids (e.g. 'libgomp.c/loop' or 'as c\\+\\+$')")
     ap.add_argument("--jobs", type=int, default=2, help="compile/run jobs (default 2)")
-    ap.add_argument("--timeout", type=float, default=30.0, help="seconds per run (default 30)")
+    ap.add_argument("--run-jobs", type=int, default=1,
+                    help="test runs at a time, beside compiles (default 1: tests use all cores)")
+    ap.add_argument("--timeout", type=float, default=30.0,
+                    help="seconds per run on the runtime, at least (default 30; else 4x the baseline's time)")
+    ap.add_argument("--baseline-timeout", type=float, default=300.0,
+                    help="seconds per run on the system libgomp (default 300, DejaGnu's)")
     ap.add_argument("--list", action="store_true", help="list the tests and their plan, do nothing else")
     args = ap.parse_args(argv)
-    args.runtime_dir_only = False
+    global RUN_SLOTS
+    RUN_SLOTS = threading.Semaphore(max(1, args.run_jobs))
     try:
         if not args.baseline_only and not args.list and not args.runtime_dir:
             raise SuiteError("give --runtime-dir DIR (or --baseline-only / --list)")

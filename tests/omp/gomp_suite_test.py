@@ -142,6 +142,28 @@ class PlanTest(TempDirTest):
             self.plan("\n/* { dg-frobnicate 1 } */\n")
 
 
+class CacheKeyTest(TempDirTest):
+    def test_key_follows_sources_includes_and_options(self):
+        suite = os.path.join(self.dir, "libgomp", "testsuite")
+        os.makedirs(os.path.join(suite, "libgomp.c"))
+        self.write("libgomp/config.h", "#define A 1\n")
+        self.write("libgomp/testsuite/libgomp.c/h.h", "int x;\n")
+        path = self.write("libgomp/testsuite/libgomp.c/t.c", '#include "h.h"\n#include "config.h"\n')
+        plan = g.Plan("libgomp.c/t.c", path, "c")
+        versions = {"c": "gcc 12"}
+
+        def key(cmd=("gcc", "-O2")):
+            return g.cache_key(plan, list(cmd), versions, suite)
+        first = key()
+        self.assertEqual(first, key())
+        self.assertNotEqual(first, key(("gcc", "-O0")))
+        self.write("libgomp/testsuite/libgomp.c/h.h", "int y;\n")
+        second = key()
+        self.assertNotEqual(first, second)
+        self.write("libgomp/config.h", "#define A 2\n")
+        self.assertNotEqual(second, key())
+
+
 class ExceptionsTest(TempDirTest):
     def plans(self):
         plans = []
