@@ -34,6 +34,7 @@ import hashlib
 import json
 import os
 import re
+import resource
 import shlex
 import signal
 import subprocess
@@ -740,6 +741,7 @@ def main(argv=None):
         start = time.monotonic()
         suite_dir = extract_suite(cache)
         plans = discover(suite_dir, effective_targets())
+        exceptions = read_exceptions(args.exceptions, plans)
         if args.only:
             plans = [p for p in plans if re.search(args.only, p.test_id)]
         if args.list:
@@ -747,8 +749,8 @@ def main(argv=None):
                 state = p.action if p.action != "run" else ("skip: " + p.skip if p.skip else "run")
                 print(f"{p.test_id}\t{state}\t{' '.join(p.flags())}")
             return 0
-        exceptions = read_exceptions(args.exceptions, plans)
         plans = [p for p in plans if p.counts()]
+        exceptions = {t: r for t, r in exceptions.items() if any(p.test_id == t for p in plans)}
         os.makedirs(os.path.join(cache, "logs"), exist_ok=True)
         versions = {lang: compiler_version(lang) for lang in COMPILERS}
         if args.runtime_dir:
@@ -762,7 +764,9 @@ def main(argv=None):
         with open(os.path.join(cache, "results.json"), "w") as f:
             json.dump(results, f, indent=1)
         status = summarize(plans, results, exceptions, args)
-        print(f"gomp-suite: took {time.monotonic() - start:.0f} s with {args.jobs} jobs "
+        usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+        print(f"gomp-suite: took {time.monotonic() - start:.0f} s with {args.jobs} jobs, "
+              f"{usage.ru_utime + usage.ru_stime:.0f} s CPU in compilers and tests "
               f"(logs in {os.path.join(cache, 'logs')})")
         return status
     except SuiteError as e:
