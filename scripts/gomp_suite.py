@@ -759,8 +759,19 @@ def main(argv=None):
             if not ok:
                 raise SuiteError(f"cannot compile {probe.test_id} to probe the runtime dir:\n{log}")
             check_runtime_dir(args.runtime_dir, os.path.join(work, "test.exe"))
+        done = [0]
+        lock = threading.Lock()
+
+        def one(plan):
+            rec = process(plan, args, suite_dir, cache, versions)
+            with lock:
+                done[0] += 1
+                if done[0] % 100 == 0:
+                    print(f"gomp-suite: {done[0]} of {len(plans)} tests done after "
+                          f"{time.monotonic() - start:.0f} s", flush=True)
+            return rec
         with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-            results = list(pool.map(lambda p: process(p, args, suite_dir, cache, versions), plans))
+            results = list(pool.map(one, plans))
         with open(os.path.join(cache, "results.json"), "w") as f:
             json.dump(results, f, indent=1)
         status = summarize(plans, results, exceptions, args)
