@@ -36,6 +36,7 @@ import os
 import re
 import resource
 import shlex
+import shutil
 import signal
 import subprocess
 import sys
@@ -519,28 +520,34 @@ def cache_key(plan, cmd, versions, suite_dir):
 
 
 def compile_test(plan, suite_dir, cache, versions):
-    """Compiles once per cache key; returns (ok, work dir, log text)."""
+    """Compiles once per cache key; returns (ok, work dir, log text). The
+    compile happens in a private directory renamed into place at the end,
+    so an interrupted compile or two runners sharing the cache do no harm."""
     cmd = compile_command(plan, suite_dir)
     work = os.path.join(cache, "bin", cache_key(plan, cmd, versions, suite_dir))
     result = os.path.join(work, "compile.json")
-    if os.path.exists(result):
-        with open(result) as f:
-            r = json.load(f)
-        return r["ok"], work, r["log"]
-    os.makedirs(work, exist_ok=True)
-    env = dict(os.environ, LC_ALL="C", LANG="C")
-    start = time.monotonic()
-    try:
-        p = subprocess.run(cmd, cwd=work, capture_output=True, text=True, env=env, timeout=600, errors="replace")
-        ok, out = p.returncode == 0 and os.path.exists(os.path.join(work, "test.exe")), p.stdout + p.stderr
-    except subprocess.TimeoutExpired:
-        ok, out = False, "compile timed out after 600 s"
-    log = "$ " + shlex.join(cmd) + "\n" + out
-    seconds = round(time.monotonic() - start, 2)
-    with open(result + ".tmp", "w") as f:
-        json.dump({"ok": ok, "log": log, "seconds": seconds}, f)
-    os.replace(result + ".tmp", result)
-    return ok, work, log
+    if not os.path.exists(result):
+        tmp = f"{work}.tmp{os.getpid()}.{threading.get_ident()}"
+        os.makedirs(tmp)
+        env = dict(os.environ, LC_ALL="C", LANG="C")
+        start = time.monotonic()
+        try:
+            p = subprocess.run(cmd, cwd=tmp, capture_output=True, text=True, env=env, timeout=600, errors="replace")
+            ok, out = p.returncode == 0 and os.path.exists(os.path.join(tmp, "test.exe")), p.stdout + p.stderr
+        except subprocess.TimeoutExpired:
+            ok, out = False, "compile timed out after 600 s"
+        log = "$ " + shlex.join(cmd) + "\n" + out
+        with open(os.path.join(tmp, "compile.json"), "w") as f:
+            json.dump({"ok": ok, "log": log, "seconds": round(time.monotonic() - start, 2)}, f)
+        if os.path.isdir(work) and not os.path.exists(result):
+            shutil.rmtree(work, ignore_errors=True)  # left by an interrupted older runner
+        try:
+            os.rename(tmp, work)
+        except OSError:  # another runner was first: use its result
+            shutil.rmtree(tmp, ignore_errors=True)
+    with open(result) as f:
+        r = json.load(f)
+    return r["ok"], work, r["log"]
 
 
 def run_env(plan, runtime_dir):
