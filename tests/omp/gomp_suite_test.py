@@ -186,6 +186,47 @@ class ExceptionsTest(TempDirTest):
             g.read_exceptions(self.write("x.txt", "libgomp.c/a.c\n"), self.plans())
 
 
+class SummaryTest(unittest.TestCase):
+    def summarize(self, states, exceptions, runtime=True):
+        import argparse
+        import contextlib
+        import io
+        plans, results = [], []
+        for i, state in enumerate(states):
+            tid = f"libgomp.c/t{i}.c"
+            plans.append(g.Plan(tid, tid, "c"))
+            results.append({"id": tid, "state": state, "why": None, "log": "x.log", "first_lines": ["boom"]})
+        args = argparse.Namespace(runtime_dir="/rt" if runtime else None, exceptions="ex.txt")
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            status = g.summarize(plans, results, exceptions, args)
+        return status, out.getvalue()
+
+    def test_summary_line_and_status(self):
+        states = ["passed"] * 97 + ["failed", "skipped", "baseline-failed"]
+        status, out = self.summarize(states, {})
+        self.assertEqual(status, 1)
+        self.assertIn("gomp-suite: 97 passed, 1 failed, 2 skipped (libgomp baseline: 98 of 100 passed)", out)
+        self.assertIn("FAIL: libgomp.c/t97.c (x.log)\n    boom", out)
+        status, out = self.summarize(states, {"libgomp.c/t97.c": "why"})
+        self.assertEqual(status, 0)
+        self.assertIn("excepted failure: libgomp.c/t97.c", out)
+        status, out = self.summarize(["passed"] * 100, {"libgomp.c/t0.c": "why"})
+        self.assertEqual(status, 0)
+        self.assertIn("stale exception: libgomp.c/t0.c", out)
+
+    def test_too_many_exceptions_fail(self):
+        states = ["failed"] * 3 + ["passed"] * 97
+        status, out = self.summarize(states, {f"libgomp.c/t{i}.c": "why" for i in range(3)})
+        self.assertEqual(status, 1)
+        self.assertIn("too many exceptions: 3 > 2", out)
+
+    def test_baseline_only_never_fails(self):
+        status, out = self.summarize(["baseline-passed", "baseline-failed", "skipped"], {}, runtime=False)
+        self.assertEqual(status, 0)
+        self.assertIn("baseline only: 1 of 3 run tests passed", out)
+
+
 class RunTest(TempDirTest):
     def run_script(self, body, **plan_attrs):
         self.write("test.exe", "#!/bin/sh\n" + body, 0o755)
