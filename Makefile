@@ -6,7 +6,7 @@ JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 NUMAVM ?= $(abspath ../shared/tools/numavm/numavm)
 
-.PHONY: all setup configure build demo test test-release test-python test-asan test-tsan fuzz numa-check bench-mapping clean
+.PHONY: all setup configure build demo test test-release test-python test-asan test-tsan fuzz numa-check bench-mapping gomp-suite clean
 
 all: build
 
@@ -61,6 +61,15 @@ numa-check: build
 	else \
 	  NUMAVM="$(NUMAVM)" bash scripts/numa-check.sh --binary $(BUILD)/bin/canopy_numa_check; \
 	fi
+
+# GCC 12's own libgomp tests (Debian's gcc-12-source) on canopy's OpenMP
+# runtime, which the release build puts in $(GOMP_RUNTIME_DIR) as
+# libgomp.so.1; every test that passes on the system libgomp must pass on it
+# (docs/omp-suite.md). Compiled tests are cached in $(BUILD)/gomp-suite.
+GOMP_RUNTIME_DIR ?= $(BUILD)/lib/canopy-omp
+GOMP_SUITE_FLAGS ?=
+gomp-suite: setup build
+	python3 scripts/gomp_suite.py --runtime-dir $(GOMP_RUNTIME_DIR) --cache $(BUILD)/gomp-suite --jobs $(JOBS) $(GOMP_SUITE_FLAGS)
 
 bench-mapping: build
 	python3 bench/mapping/run.py --canopy $(BUILD)
