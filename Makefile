@@ -5,8 +5,9 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 NUMAVM ?= $(abspath ../shared/tools/numavm/numavm)
+PREFIX ?= /usr/local
 
-.PHONY: all setup configure build demo test test-release test-asan test-tsan fuzz numa-check bench-mapping clean
+.PHONY: all setup configure build install demo test test-release test-asan test-tsan fuzz numa-check bench-mapping clean
 
 all: build
 
@@ -18,6 +19,11 @@ $(BUILD)/build.ninja:
 
 build: $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS)
+
+# libcanopy.so.0 and libcanopy.a, headers, the CLI, CMake package, canopy.pc
+# (README "Install and use the library").
+install: build
+	cmake --install $(BUILD) --prefix $(PREFIX)
 
 demo: setup build
 	@bash scripts/demo.sh $(BUILD)/bin/canopy
