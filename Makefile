@@ -28,7 +28,8 @@ install: build
 demo: setup build
 	@bash scripts/demo.sh $(BUILD)/bin/canopy
 
-# Release tests, then the AddressSanitizer+UBSan build, then ThreadSanitizer
+# Release tests (with the install test: C and C++ programs built against a
+# temporary `cmake --install`, tests/install), then the AddressSanitizer+UBSan build, then ThreadSanitizer
 # on the tests that run threads (runtime, data-flow, data handles, C API, CLI),
 # then a short fuzzing run of the parsers, then the NUMA checks in VMs.
 test: setup test-release test-asan test-tsan fuzz numa-check
