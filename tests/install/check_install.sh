@@ -168,6 +168,7 @@ rm -f "$moved/${libdir#"$prefix"/}"/libcanopy.so*
 movedpc=$moved/${libdir#"$prefix"/}/pkgconfig
 [ "$(PKG_CONFIG_PATH=$movedpc pkg-config --variable=includedir canopy)" -ef "$moved/include" ] ||
   fail "canopy.pc is not relocatable: includedir $(PKG_CONFIG_PATH=$movedpc pkg-config --variable=includedir canopy)"
+step "moved static-only prefix: pkg-config --static --libs canopy = $(PKG_CONFIG_PATH=$movedpc pkg-config --static --libs canopy)"
 pkg_consumer c-pkg-static "$cc" c_consumer/main.c "$movedpc" --static -std=c99 -pedantic -Werror &&
   check_run "c_consumer (pkg-config --static)" "$work/c-pkg-static" static
 pkg_consumer cxx-pkg-static "$cxx" cxx_consumer/main.cpp "$movedpc" --static -std=c++20 -Werror &&
