@@ -5,8 +5,9 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 NUMAVM ?= $(abspath ../shared/tools/numavm/numavm)
+PREFIX ?= /usr/local
 
-.PHONY: all setup configure build demo test test-release test-python test-asan test-tsan fuzz numa-check bench-mapping gomp-suite clean
+.PHONY: all setup configure build install demo test test-release test-python test-asan test-tsan fuzz numa-check bench-mapping gomp-suite clean
 
 all: build
 
@@ -19,10 +20,16 @@ $(BUILD)/build.ninja:
 build: $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS)
 
+# libcanopy.so.0 and libcanopy.a, headers, the CLI, CMake package, canopy.pc
+# (README "Install and use the library").
+install: build
+	cmake --install $(BUILD) --prefix $(PREFIX)
+
 demo: setup build
 	@bash scripts/demo.sh $(BUILD)/bin/canopy
 
-# Release tests, then the Python package's, then the AddressSanitizer+UBSan build, then ThreadSanitizer
+# Release tests (with the install test: C and C++ programs built against a
+# temporary `cmake --install`, tests/install), then the Python package's, then the AddressSanitizer+UBSan build, then ThreadSanitizer
 # on the tests that run threads (runtime, data-flow, data handles, C API, CLI),
 # then a short fuzzing run of the parsers, then the NUMA checks in VMs.
 test: setup test-release test-python test-asan test-tsan fuzz numa-check

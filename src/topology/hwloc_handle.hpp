@@ -7,7 +7,9 @@
 
 namespace canopy {
 
-struct Topology::Hwloc {
+// Hidden in libcanopy.so although nested in the exported Topology: users
+// only ever hold it through Topology's shared_ptr, never by name.
+struct __attribute__((visibility("hidden"))) Topology::Hwloc {
   hwloc_topology_t topo = nullptr;
   explicit Hwloc(hwloc_topology_t t) : topo(t) {}
   ~Hwloc() {
