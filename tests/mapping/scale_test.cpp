@@ -17,6 +17,9 @@
 //   effort step of canopy's policy (docs/policies/canopy.md). The least of
 //   up to 3 runs counts, and 20 ms of slack covers policies too fast to
 //   time. Optimised builds only.
+// Time: 13-20 s in Release at load 10 (Dense 10-15 s of it); 40 s under
+// ASan+UBSan (Debug), of which canopy's full-effort search on the two
+// 4,096-task stencils takes 26 s.
 #include <gtest/gtest.h>
 
 #include <algorithm>
