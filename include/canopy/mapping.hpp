@@ -47,9 +47,12 @@ struct Policy {
 const std::vector<Policy>& policies();
 // Throws canopy::Error naming the known policies when `name` is unknown.
 const Policy& find_policy(const std::string& name);
-// Adds a policy (e.g. canopy's own); throws when the name is taken.
+// Adds a policy at run time (a user's own, listed after the built-ins:
+// compact, scatter, treematch, eagermap, choicemap and canopy); throws when
+// the name is taken.
 void register_policy(Policy p);
-// The default policy name ("treematch" until canopy's own policy exists).
+// The default policy name: "canopy", canopy's own policy
+// (docs/policies/canopy.md).
 std::string default_policy();
 
 // Choose the slots (see the top of this file).
