@@ -156,11 +156,28 @@ void wait_data_on(Worker* w, Data data, bool entered) {
 
 // ---- the waits without a runtime (scope.cpp keeps the record) ----
 
-// Flows to cover, each once.
+// Flows to cover, each once: on the stack (a wait is often called in a
+// loop), on the heap only when every flow is looked at.
 struct FlowList {
-  std::vector<Flow*> flows;
+  static constexpr int kInline = ThreadFlow::kSeen + 3;
+  Flow* inline_flows[kInline];
+  int n = 0;
+  std::vector<Flow*> more;
   void add(Flow* f) {
-    if (f && std::find(flows.begin(), flows.end(), f) == flows.end()) flows.push_back(f);
+    if (!f) return;
+    for (int i = 0; i < n; ++i)
+      if (inline_flows[i] == f) return;
+    if (std::find(more.begin(), more.end(), f) != more.end()) return;
+    if (n < kInline)
+      inline_flows[n++] = f;
+    else
+      more.push_back(f);
+  }
+  bool empty() const { return n == 0; }
+  template <class Fn>
+  void each(Fn&& fn) const {
+    for (int i = 0; i < n; ++i) fn(inline_flows[i]);
+    for (Flow* f : more) fn(f);
   }
 };
 
@@ -177,7 +194,9 @@ FlowList top_flows(ThreadFlow& t, Worker* w) {
   if (w) l.add(flow_of(t, w->rt));
   l.add(t.cache_flow);
   for (int i = 0; i < t.nseen; ++i) l.add(t.seen[i].flow);
-  if (RuntimeCore* dc = default_core_if_any()) l.add(find_flow(dc));
+  // (The registry's lock only when the default runtime is not one of those.)
+  RuntimeCore* dc = default_core_if_any();
+  if (dc && dc != t.cache_rt && (!w || dc != w->rt)) l.add(find_flow(dc));
   if (t.seen_overflow) {
     for_each_flow(&add_if_unclean, &l);
     t.seen_overflow = false;
@@ -211,18 +230,17 @@ void wait_flow(Worker* w, Flow* f) {
 // Until no task of f's top level accesses data (as wait_flow).
 void wait_flow_data(Worker* w, Flow* f, Data data) {
   State* s = root_state_if_any(f, data.index);
-  if (!s) return;
+  if (!s || !state_busy(s)) return;  // (not even the top-of-deque tasks help_base runs)
   if (w && w->rt == f->rt) {
     wait_state(w, s, help_base(w, &f->root, false));
     return;
   }
-  if (!state_busy(s)) return;
   RuntimeScope scope(f->rt);
   wait_state(scope.worker(), s, std::numeric_limits<std::int64_t>::min());
 }
 
 void report_all(const FlowList& l) {
-  for (Flow* f : l.flows) report(&f->root);
+  l.each([](Flow* f) { report(&f->root); });
 }
 
 // The running body of w's runtime, or nullptr (at the top level, or in a
@@ -237,7 +255,7 @@ void wait_all_scoped() {
   ThreadFlow& t = tls_flow;
   if (t.node == nullptr) {
     const FlowList l = top_flows(t, w);
-    for (Flow* f : l.flows) wait_flow(w, f);
+    l.each([w](Flow* f) { wait_flow(w, f); });
     prune_seen(t);
     report_all(l);
     return;
@@ -251,8 +269,8 @@ void wait_all_scoped() {
   Domain* d = body->children;
   if (d) wait_domain(w, d, help_base(w, d, false));
   const FlowList l = body_flows(t, body);
-  for (Flow* f : l.flows) wait_flow(w, f);
-  if (!l.flows.empty()) prune_seen(t);
+  l.each([w](Flow* f) { wait_flow(w, f); });
+  if (!l.empty()) prune_seen(t);
   report(d);
   report_all(l);
 }
@@ -263,7 +281,7 @@ void wait_data_scoped(Data data) {
   ThreadFlow& t = tls_flow;
   if (t.node == nullptr) {
     const FlowList l = top_flows(t, w);
-    for (Flow* f : l.flows) wait_flow_data(w, f, data);
+    l.each([w, data](Flow* f) { wait_flow_data(w, f, data); });
     prune_seen(t);
     report_all(l);
     return;
@@ -276,8 +294,8 @@ void wait_data_scoped(Data data) {
   Domain* d = body->children;
   if (d) wait_data_in_domain(w, d, data, false);
   const FlowList l = body_flows(t, body);
-  for (Flow* f : l.flows) wait_flow_data(w, f, data);
-  if (!l.flows.empty()) prune_seen(t);
+  l.each([w, data](Flow* f) { wait_flow_data(w, f, data); });
+  if (!l.empty()) prune_seen(t);
   report(d);
   report_all(l);
 }
@@ -320,12 +338,13 @@ void before_free_in_body(Worker* w, ThreadFlow& t, Data data, const FlowList& al
                               data.index, n == t.node ? "" : " (by a task it is a child of)"));
   }
   if (Node* body = own_body(t, w); body && body->children) wait_data_in_domain(w, body->children, data, false);
-  for (Flow* f : all.flows)
+  all.each([&](Flow* f) {
     if (State* s = root_state_if_any(f, data.index); s && state_busy(s))
       throw Error(fmt::format("data_free: data handle #{} is still used by unfinished data-flow tasks of the "
                               "runtime at {} ({} workers); a task cannot wait for them: free it after they have "
                               "finished (e.g. after wait_all() outside any task)",
                               data.index, fmt::ptr(f->rt), f->rt->num_workers));
+  });
 }
 
 }  // namespace
@@ -338,7 +357,7 @@ void before_data_free(Data data) {
   }
   FlowList all;
   for_each_flow(&add_flow, &all);
-  if (all.flows.empty()) return;
+  if (all.empty()) return;
   Worker* w = tls_worker;
   ThreadFlow& t = tls_flow;
   if (t.node) {
@@ -347,7 +366,7 @@ void before_data_free(Data data) {
   }
   // Outside any body: wait (helping) for the tasks of every runtime that
   // use the handle; their exceptions are left for the next wait.
-  for (Flow* f : all.flows) wait_flow_data(w, f, data);
+  all.each([w, data](Flow* f) { wait_flow_data(w, f, data); });
 }
 
 void wait_all(RuntimeCore* rt) {

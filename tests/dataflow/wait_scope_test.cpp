@@ -227,3 +227,17 @@ TEST_P(DataflowWaitScope, FreeInsideATaskRefusesWhatItCannotWaitFor) {
   EXPECT_NO_THROW(canopy::data_size(h[0]));
   EXPECT_NO_THROW(canopy::data_size(h[1]));
 }
+
+// The same trap for task groups is loud already: a group made on one
+// runtime refuses spawns from a thread inside another runtime and waits
+// from another thread (canopy::Error), so its tasks are never left behind.
+TEST_P(DataflowWaitScope, TaskGroupOfAnotherRuntimeIsRefused) {
+  Runtime rt(options(workers())), other(options(2));
+  std::atomic<int> done{0};
+  canopy::TaskGroup g(rt);
+  g.spawn([&done] { ++done; });
+  other.run([&] { EXPECT_THROW(g.spawn([&done] { ++done; }), canopy::Error); });
+  std::thread([&] { EXPECT_THROW(g.wait(), canopy::Error); }).join();
+  g.wait();
+  EXPECT_EQ(done.load(), 1);
+}
