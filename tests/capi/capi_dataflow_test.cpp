@@ -211,3 +211,34 @@ TEST(CapiDataflow, NullRuntimeWaitReportsAFailedTaskOfAnExplicitRuntime) {
   expect_message("boom in rt");
   EXPECT_EQ(canopy_wait_all(nullptr), CANOPY_OK);
 }
+
+// canopy_data_free inside a task that lists the handle: EINVAL with the
+// message (waiting would wait for the task itself); the handle stays.
+TEST(CapiDataflow, DataFreeInsideATaskListingTheHandleIsRefused) {
+  for (int threads : {1, 2, 5}) {
+    Rt r(threads);
+    int x = 0;
+    canopy_data_t d;
+    ASSERT_EQ(canopy_data_register(&d, &x, sizeof x), CANOPY_OK);
+    struct Arg {
+      canopy_data_t d;
+      canopy_status_t status = CANOPY_OK;
+      std::string message;
+    } arg{d};
+    canopy_access_t acc = {d, CANOPY_ACCESS_WRITE};
+    ASSERT_EQ(canopy_submit(r.rt, &acc, 1, nullptr,
+                            [](void* p) {
+                              auto* a = static_cast<Arg*>(p);
+                              a->status = canopy_data_free(a->d);
+                              a->message = canopy_last_error();
+                            },
+                            &arg),
+              CANOPY_OK);
+    ASSERT_EQ(canopy_wait_all(nullptr), CANOPY_OK) << canopy_last_error();
+    EXPECT_EQ(arg.status, CANOPY_EINVAL) << threads << " threads";
+    EXPECT_NE(arg.message.find("is listed by the running data-flow task"), std::string::npos) << arg.message;
+    size_t size = 0;
+    EXPECT_EQ(canopy_data_size(d, &size), CANOPY_OK);
+    EXPECT_EQ(canopy_data_free(d), CANOPY_OK);
+  }
+}
