@@ -62,7 +62,11 @@ typedef struct canopy_data_placement {
 canopy_status_t canopy_data_allocate(canopy_data_t* out, size_t bytes, const canopy_data_placement_t* placement);
 /* Registers an existing region (never freed by canopy). */
 canopy_status_t canopy_data_register(canopy_data_t* out, void* ptr, size_t bytes);
-/* Unregisters; frees the memory when canopy_data_allocate allocated it. */
+/* Unregisters; frees the memory when canopy_data_allocate allocated it.
+ * Waits first for the data-flow tasks of any runtime that still list the
+ * handle; inside a data-flow task EINVAL instead (the task or a task it is
+ * a child of lists it, or tasks elsewhere still use it: a task cannot wait
+ * for them), the handle left as it was. */
 canopy_status_t canopy_data_free(canopy_data_t d);
 
 canopy_status_t canopy_data_ptr(canopy_data_t d, void** out);

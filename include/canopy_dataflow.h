@@ -13,8 +13,11 @@
  * tasks cannot throw; C++ callers of this API that do get CANOPY_EUNKNOWN
  * from the next wait, with the exception's message in canopy_last_error().
  *
- * `rt` may be NULL: the runtime of the calling worker (inside a task or
- * canopy_runtime_run), else the default runtime (CANOPY_* variables).
+ * `rt` may be NULL: for canopy_submit, the runtime of the calling worker
+ * (inside a task or canopy_runtime_run), else the default runtime
+ * (CANOPY_* variables); for the waits, everything the calling thread
+ * submitted, whichever runtime (the rule of wait_all() in
+ * docs/dataflow.md, "Which tasks a wait covers").
  *
  * This header compiles as C99 and as C++. */
 #ifndef CANOPY_DATAFLOW_H
@@ -54,12 +57,18 @@ typedef struct canopy_access {
 canopy_status_t canopy_submit(canopy_runtime_t* rt, const canopy_access_t* accesses, size_t count,
                               const canopy_affinity_t* affinity, void (*fn)(void* arg), void* arg);
 
-/* Waits for every task submitted so far in the current flow (inside a task:
- * its children), running tasks meanwhile. */
+/* Waits, running tasks meanwhile. With a runtime: every task submitted so
+ * far to it (inside one of its tasks: that task's children). NULL: every
+ * task the calling thread submitted, to whichever runtime (outside any
+ * task also the calling worker's runtime and the default one if it exists,
+ * which is never made just for this); inside a task, its children and what
+ * it submitted to other runtimes. The first failure of a task of those
+ * runtimes is reported. */
 canopy_status_t canopy_wait_all(canopy_runtime_t* rt);
 
-/* Waits for every task submitted so far that accesses `data`. EINVAL for a
- * null or freed handle. */
+/* Waits for every task submitted so far that accesses `data`: in `rt`, or
+ * (NULL) in every runtime canopy_wait_all(NULL) covers. EINVAL for a null
+ * or freed handle. */
 canopy_status_t canopy_wait_data(canopy_runtime_t* rt, canopy_data_t data);
 
 /* Bytes tasks accessed through `data` on the NUMA node of the worker that ran

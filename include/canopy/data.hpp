@@ -67,6 +67,12 @@ Data data_allocate(std::size_t bytes, DataPlacement placement = {});
 Data data_register(void* ptr, std::size_t bytes);
 // Unregisters the handle; frees the memory when data_allocate allocated it.
 // The handle, and every copy of it, is then stale: using it throws.
+// Data-flow tasks of any runtime that still list it are waited for first
+// (helping). Inside a data-flow task, throws canopy::Error naming the
+// handle (and leaves it) when the task or a task it is a child of lists it,
+// or when tasks elsewhere still use it: waiting there could wait for itself.
+// (Not seen: a child's access to a handle none of its ancestors lists, and
+// TaskGraph tasks, which hold no reference to handles.)
 void data_free(Data d);
 
 void* data_ptr(Data d);

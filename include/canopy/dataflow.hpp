@@ -9,6 +9,9 @@
 //   canopy::submit({canopy::read(a)}, [=] { print(a); });                      // with copy
 //   canopy::wait_all();                    // helps; rethrows a task's exception
 //
+// With an explicit runtime, submit(rt, ...) and wait_all(rt) (or wait_all(),
+// which covers every runtime the calling thread submitted to).
+//
 // Order: tasks submitted by one thread run as if in program order. Tasks
 // submitted by several threads at once are ordered as if each submission
 // happened at one instant (a serializable order: every task comes after the
@@ -96,7 +99,8 @@ inline constexpr FnOps kFnOps = {sizeof(std::decay_t<F>), alignof(std::decay_t<F
                                  std::is_trivially_destructible_v<std::decay_t<F>> ? nullptr : &FnOpsOf<F>::destroy,
                                  &FnOpsOf<F>::construct, &FnOpsOf<F>::run_here};
 
-// rt == nullptr: the calling worker's runtime, else default_runtime().
+// submit: rt == nullptr: the calling worker's runtime, else default_runtime().
+// The waits: rt == nullptr: the scope of wait_all() / wait(Data) (wait.cpp).
 void submit(RuntimeCore* rt, const Access* accesses, std::size_t count, const Affinity& affinity, const FnOps& ops,
             void* src);
 void wait_all(RuntimeCore* rt);
@@ -134,15 +138,22 @@ void submit(Runtime& rt, std::initializer_list<Access> accesses, F&& f, Affinity
   submit(rt, std::span<const Access>(accesses.begin(), accesses.size()), std::forward<F>(f), affinity);
 }
 
-// Waits until every task submitted so far (in the calling task's children,
-// or at the top level outside any data-flow task) has finished, running
-// tasks meanwhile; then rethrows the first exception a task threw, if any.
-// Returns when the flow is idle at some instant: tasks that other threads
-// submit during the wait are waited for too.
+// Waits until the tasks it covers have finished, running tasks meanwhile;
+// then rethrows the first exception a task of those flows threw, if any.
+// wait_all(rt): every task submitted so far to rt (inside a task of rt: its
+// children). wait_all(): everything the calling thread submitted, whichever
+// runtime it went to (submit(rt, ...) included): outside any data-flow task,
+// the top level of the calling worker's runtime, of every runtime this
+// thread submitted to since it last waited there, and of the default
+// runtime if it exists (never made just for this); inside a task, its
+// children and what the task submitted to other runtimes. A flow is waited
+// for until it is idle at some instant: tasks that other threads submit
+// there during the wait are waited for too. (docs/dataflow.md, "Which tasks
+// a wait covers".)
 void wait_all();
 void wait_all(Runtime& rt);
-// Waits for every task submitted so far that accesses d (in the same flow
-// as wait_all), then rethrows the flow's first exception, if any.
+// Waits for every task submitted so far that accesses d, in the flows the
+// matching wait_all covers, then rethrows their first exception, if any.
 void wait(Data d);
 void wait(Runtime& rt, Data d);
 

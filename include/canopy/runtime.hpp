@@ -142,6 +142,9 @@ namespace detail {
 Worker* enter_runtime(RuntimeCore* rt, Worker** prev);
 void leave_runtime(Worker* slot, Worker* prev) noexcept;
 RuntimeCore* default_core();
+// The default runtime's core if default_runtime() has made it, else
+// nullptr (makes nothing: the waits without a runtime use it).
+RuntimeCore* default_core_if_any();
 
 class RuntimeScope {
  public:

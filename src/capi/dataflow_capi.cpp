@@ -118,11 +118,17 @@ canopy_status_t canopy_submit(canopy_runtime_t* rt, const canopy_access_t* acces
 }
 
 canopy_status_t canopy_wait_all(canopy_runtime_t* rt) {
-  return guard("canopy_wait_all", CANOPY_EINVAL, [&] { in_runtime(rt, [] { wait_all(); }); });
+  // NULL: wait_all() (everything this thread submitted, whichever runtime);
+  // a runtime: wait_all(rt), that runtime only.
+  return guard("canopy_wait_all", CANOPY_EINVAL, [&] {
+    in_runtime(rt, [rt] { detail::flow::wait_all(rt ? detail::tls_worker->rt : nullptr); });
+  });
 }
 
 canopy_status_t canopy_wait_data(canopy_runtime_t* rt, canopy_data_t data) {
-  return guard("canopy_wait_data", CANOPY_EINVAL, [&] { in_runtime(rt, [&] { wait(data_from_c(data)); }); });
+  return guard("canopy_wait_data", CANOPY_EINVAL, [&] {
+    in_runtime(rt, [&] { detail::flow::wait(rt ? detail::tls_worker->rt : nullptr, data_from_c(data)); });
+  });
 }
 
 canopy_status_t canopy_data_locality(canopy_data_t data, uint64_t* local_bytes, uint64_t* remote_bytes,

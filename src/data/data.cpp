@@ -23,6 +23,7 @@
 #include "canopy/error.hpp"
 #include "data/machine.hpp"
 #include "data/registry.hpp"
+#include "dataflow/free_wait.hpp"
 
 namespace canopy {
 
@@ -207,6 +208,7 @@ Data data_register(void* ptr, std::size_t bytes) {
 }
 
 void data_free(Data d) {
+  detail::flow::before_data_free(d);  // tasks still using it finish first
   const data_impl::NewEntry e = data_impl::registry_remove(d);
   if (e.owned) hwloc_free(data_impl::machine().topo, e.ptr, e.alloc_bytes);
 }

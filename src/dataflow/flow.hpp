@@ -259,6 +259,25 @@ struct ThreadFlow {
   // at most one, as the path is taken only outside any data-flow body. Its
   // children pointer is nullptr between bodies.
   Node inline_node;
+  // The accesses of the body run inline (set with inline_node; read only by
+  // data_free inside that body, which must refuse a handle it lists).
+  const Access* inline_acc = nullptr;
+  std::size_t inline_count = 0;
+  // Flows this thread may have unfinished submissions in, besides the
+  // cached one (scope.cpp): the waits without a runtime (wait_all(),
+  // wait(Data)) cover them. `body` != nullptr: submitted by that data-flow
+  // body (node, seq) to another runtime; its own waits cover those.
+  // Entries whose flow is idle without an error are dropped at any time.
+  struct Seen {
+    Flow* flow;
+    Node* body;
+    std::uint32_t body_seq;
+  };
+  static constexpr int kSeen = 16;
+  Seen seen[kSeen] = {};
+  std::uint8_t nseen = 0;
+  // A top-level entry found no room: the next top-level wait covers every flow.
+  bool seen_overflow = false;
 };
 extern constinit thread_local ThreadFlow tls_flow;
 
@@ -271,6 +290,21 @@ inline Flow* flow_of(ThreadFlow& t, RuntimeCore* rt) {
 }
 inline Flow* flow_of(RuntimeCore* rt) { return flow_of(tls_flow, rt); }
 void for_each_flow(void (*fn)(Flow*, void*), void* arg);
+// The Flow of rt if one was made (never makes one).
+Flow* find_flow(RuntimeCore* rt);
+
+// ---- scope.cpp: what the waits without a runtime and data_free cover ----
+// Idle (nothing unfinished) and no exception to report.
+inline bool flow_clean(Flow* f) {
+  return (f->root.count.load(std::memory_order_acquire) & ~kWaiting) == 1 &&
+         f->root.error.load(std::memory_order_acquire) == nullptr;
+}
+// The calling thread may have unfinished submissions in f (body: by that
+// data-flow body, to another runtime than its own). Throws canopy::Error
+// when a body has unfinished submissions in too many other runtimes.
+void remember_flow(ThreadFlow& t, Flow* f, Node* body);
+// Drops the entries whose flow is clean.
+void prune_seen(ThreadFlow& t);
 // The domain a submission from worker w goes to (creates a child domain).
 Domain* current_domain(Worker* w);
 // Existing domain for waits (nullptr: a task with no children: nothing to wait for).

@@ -154,6 +154,8 @@ void inline_end_slow(Worker* w, Flow* f, const Access* acc, std::size_t n, int n
   Node* self = &t.inline_node;
   self->domain = d;
   t.node = self;
+  t.inline_acc = acc;  // (for data_free inside the body)
+  t.inline_count = n;
   t.body_base = w->deque.bottom();
   bool made = false, failed = false;
   try {

@@ -38,9 +38,20 @@ Flow* make_flow(RuntimeCore* rt) {
 
 Flow* flow_of_slow(RuntimeCore* rt) {
   Flow* f = make_flow(rt);
-  tls_flow.cache_rt = rt;
-  tls_flow.cache_flow = f;
+  ThreadFlow& t = tls_flow;
+  // The flow leaving the cache stays covered by the waits without a
+  // runtime (scope.cpp) while it may hold this thread's submissions.
+  if (t.cache_flow && t.cache_flow != f && !flow_clean(t.cache_flow)) remember_flow(t, t.cache_flow, nullptr);
+  t.cache_rt = rt;
+  t.cache_flow = f;
   return f;
+}
+
+Flow* find_flow(RuntimeCore* rt) {
+  std::lock_guard<std::mutex> lock(g_registry_mutex);
+  for (Flow* f = g_flows; f; f = f->next_flow)
+    if (f->rt == rt) return f;
+  return nullptr;
 }
 
 void for_each_flow(void (*fn)(Flow*, void*), void* arg) {

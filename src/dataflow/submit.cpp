@@ -382,6 +382,11 @@ void submit(RuntimeCore* rt, const Access* accesses, std::size_t count, const Af
   RuntimeScope scope(rt ? rt : default_core());
   Worker* sw = scope.worker();
   ThreadFlow& t = tls_flow;
+  // A data-flow body submitting to another runtime: its waits cover that
+  // runtime's top level too (scope.cpp). (Outside bodies the flow cache
+  // records the runtime.)
+  if (t.node != nullptr && t.node->domain->flow->rt != sw->rt) [[unlikely]]
+    remember_flow(t, flow_of(t, sw->rt), t.node);
   if (t.node == nullptr && affinity.kind == Affinity::Kind::None && sw->index == 0 && sw->rt->num_workers == 1 &&
       try_inline(t, sw, flow_of(t, sw->rt), accesses, count, ops, src))
     return;

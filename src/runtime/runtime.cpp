@@ -6,6 +6,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdio>
 #include <cstring>
 #include <latch>
@@ -150,6 +151,13 @@ void leave_runtime(Worker* slot, Worker* prev) noexcept {
 }
 
 RuntimeCore* default_core() { return default_runtime().core(); }
+
+namespace {
+// Set once default_runtime() has made its runtime.
+std::atomic<RuntimeCore*> g_default_core{nullptr};
+}  // namespace
+
+RuntimeCore* default_core_if_any() { return g_default_core.load(std::memory_order_acquire); }
 
 void throw_wrong_thread(const char* what) {
   throw Error(fmt::format("{}: called from a thread that may not use this task group (spawn: the thread that "
@@ -349,6 +357,8 @@ int Runtime::this_worker_index() {
 
 Runtime& default_runtime() {
   static Runtime rt;
+  static const bool published = (detail::g_default_core.store(rt.core(), std::memory_order_release), true);
+  (void)published;
   return rt;
 }
 

@@ -4,6 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
+#include <stdexcept>
+#include <thread>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -151,4 +154,91 @@ TEST(CapiDataflow, TaskGraphRunsInOrderOnEveryRunAndReportsBadInput) {
   canopy_taskgraph_destroy(g);
   canopy_taskgraph_destroy(nullptr);
   EXPECT_EQ(canopy_taskgraph_size(nullptr), 0u);
+}
+
+// Issue 19, from C: tasks submitted to an explicit runtime are waited for by
+// canopy_wait_all(NULL) and canopy_wait_data(NULL, d), and canopy_data_free
+// waits for the tasks that still use the handle. The tasks carry a hint
+// for worker 0, so that on one worker too they wait in the runtime's queue
+// until a thread waits there.
+namespace {
+
+struct Slow {
+  std::atomic<int> done{0};
+};
+
+void slow_task(void* arg) {
+  std::this_thread::sleep_for(std::chrono::microseconds(200));
+  ++static_cast<Slow*>(arg)->done;
+}
+
+}  // namespace
+
+TEST(CapiDataflow, NullRuntimeWaitsCoverTasksOfAnExplicitRuntime) {
+  for (int threads : {1, 2, 5}) {
+    for (int round = 0; round < 5; ++round) {
+      Rt r(threads);
+      int x = 0, y = 0;
+      canopy_data_t a, b;
+      ASSERT_EQ(canopy_data_register(&a, &x, sizeof x), CANOPY_OK);
+      ASSERT_EQ(canopy_data_register(&b, &y, sizeof y), CANOPY_OK);
+      canopy_affinity_t on0 = {CANOPY_AFFINITY_WORKER, 0, 0, {0, 0}};
+      canopy_access_t acc_a = {a, CANOPY_ACCESS_READ_WRITE}, acc_b = {b, CANOPY_ACCESS_READ_WRITE};
+      Slow on_a, on_b;
+      for (int i = 0; i < 20; ++i) {
+        ASSERT_EQ(canopy_submit(r.rt, &acc_a, 1, &on0, slow_task, &on_a), CANOPY_OK) << canopy_last_error();
+        ASSERT_EQ(canopy_submit(r.rt, &acc_b, 1, &on0, slow_task, &on_b), CANOPY_OK) << canopy_last_error();
+      }
+      ASSERT_EQ(canopy_wait_data(nullptr, a), CANOPY_OK) << canopy_last_error();
+      ASSERT_EQ(on_a.done.load(), 20) << threads << " threads, round " << round;
+      ASSERT_EQ(canopy_wait_all(nullptr), CANOPY_OK) << canopy_last_error();
+      ASSERT_EQ(on_b.done.load(), 20) << threads << " threads, round " << round;
+      // data_free waits for the tasks still using the handle.
+      for (int i = 0; i < 5; ++i)
+        ASSERT_EQ(canopy_submit(r.rt, &acc_a, 1, &on0, slow_task, &on_a), CANOPY_OK) << canopy_last_error();
+      ASSERT_EQ(canopy_data_free(a), CANOPY_OK) << canopy_last_error();
+      ASSERT_EQ(on_a.done.load(), 25) << threads << " threads, round " << round;
+      ASSERT_EQ(canopy_data_free(b), CANOPY_OK);
+    }
+  }
+}
+
+TEST(CapiDataflow, NullRuntimeWaitReportsAFailedTaskOfAnExplicitRuntime) {
+  Rt r(2);
+  ASSERT_EQ(canopy_submit(r.rt, nullptr, 0, nullptr, [](void*) { throw std::runtime_error("boom in rt"); }, nullptr),
+            CANOPY_OK);
+  EXPECT_NE(canopy_wait_all(nullptr), CANOPY_OK);
+  expect_message("boom in rt");
+  EXPECT_EQ(canopy_wait_all(nullptr), CANOPY_OK);
+}
+
+// canopy_data_free inside a task that lists the handle: EINVAL with the
+// message (waiting would wait for the task itself); the handle stays.
+TEST(CapiDataflow, DataFreeInsideATaskListingTheHandleIsRefused) {
+  for (int threads : {1, 2, 5}) {
+    Rt r(threads);
+    int x = 0;
+    canopy_data_t d;
+    ASSERT_EQ(canopy_data_register(&d, &x, sizeof x), CANOPY_OK);
+    struct Arg {
+      canopy_data_t d;
+      canopy_status_t status = CANOPY_OK;
+      std::string message;
+    } arg{d};
+    canopy_access_t acc = {d, CANOPY_ACCESS_WRITE};
+    ASSERT_EQ(canopy_submit(r.rt, &acc, 1, nullptr,
+                            [](void* p) {
+                              auto* a = static_cast<Arg*>(p);
+                              a->status = canopy_data_free(a->d);
+                              a->message = canopy_last_error();
+                            },
+                            &arg),
+              CANOPY_OK);
+    ASSERT_EQ(canopy_wait_all(nullptr), CANOPY_OK) << canopy_last_error();
+    EXPECT_EQ(arg.status, CANOPY_EINVAL) << threads << " threads";
+    EXPECT_NE(arg.message.find("is listed by the running data-flow task"), std::string::npos) << arg.message;
+    size_t size = 0;
+    EXPECT_EQ(canopy_data_size(d, &size), CANOPY_OK);
+    EXPECT_EQ(canopy_data_free(d), CANOPY_OK);
+  }
 }
