@@ -8,6 +8,7 @@
 #include "canopy/affinity.hpp"
 #include "canopy/binding.hpp"
 #include "canopy/comm_matrix.hpp"
+#include "canopy/compare.hpp"
 #include "canopy/cost.hpp"
 #include "canopy/data.hpp"
 #include "canopy/dataflow.hpp"
