@@ -312,7 +312,12 @@ void fork_start(void (*fn)(void*), void* data, unsigned requested, unsigned proc
   if (n < 1) n = 1;
   if (parent.active_level >= picvs.max_active_levels) n = 1;
   if (picvs.thread_limit > 0) {
-    int busy = rt.live_threads.load(std::memory_order_relaxed) - static_cast<int>(rt.pool.size());
+    int idle;
+    {
+      std::lock_guard<std::mutex> lock(rt.pool_mutex);
+      idle = static_cast<int>(rt.pool.size());
+    }
+    int busy = rt.live_threads.load(std::memory_order_relaxed) - idle;
     n = std::max(1, std::min(n, picvs.thread_limit - busy + 1));
   }
   if (picvs.dynamic) n = std::min(n, rt.usable_pus);

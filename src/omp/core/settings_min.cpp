@@ -2,8 +2,8 @@
 // parser (settings.cpp: every OMP_* variable, places, display_env,
 // format_affinity) lands from its own branch; the lead replaces this file at
 // merge. Only OMP_NUM_THREADS, OMP_DYNAMIC, OMP_SCHEDULE,
-// OMP_MAX_ACTIVE_LEVELS, OMP_NESTED, OMP_THREAD_LIMIT and OMP_PROC_BIND are
-// read; display_env and format_affinity are reduced to what the tests need.
+// OMP_MAX_ACTIVE_LEVELS, OMP_NESTED, OMP_THREAD_LIMIT, OMP_PROC_BIND and
+// OMP_CANCELLATION are read; display_env and format_affinity are reduced to what the tests need.
 #include <cstdlib>
 #include <ostream>
 #include <sstream>
@@ -57,6 +57,11 @@ Settings parse_settings(const Getenv& getenv, const Topology&, std::ostream& war
     std::string l = lower(*v);
     if (l == "true" || l == "false") s.dynamic = l == "true";
     else warn(warnings, "OMP_DYNAMIC", *v, "true or false");
+  }
+  if (auto v = getenv("OMP_CANCELLATION")) {
+    std::string l = lower(*v);
+    if (l == "true" || l == "false") s.cancellation = l == "true";
+    else warn(warnings, "OMP_CANCELLATION", *v, "true or false");
   }
   if (auto v = getenv("OMP_NESTED")) {
     std::string l = lower(*v);

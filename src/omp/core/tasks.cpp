@@ -83,13 +83,15 @@ void finish(Task* t) {
     }
     t->successors.clear();
   }
+  // Order matters: the team's pending count goes last, because the join
+  // (and so the end of the implicit parent task) waits for it.
   if (t->member_of) t->member_of->pending.fetch_sub(1, std::memory_order_acq_rel);
   parent->children.fetch_sub(1, std::memory_order_acq_rel);
-  q.pending.fetch_sub(1, std::memory_order_acq_rel);
-  (void)woke;
-  wake_team_waiters(team);
   release(parent);
   release(t);
+  (void)woke;
+  q.pending.fetch_sub(1, std::memory_order_acq_rel);
+  wake_team_waiters(team);
 }
 
 void execute(ThreadState& ts, Task* t) {
@@ -235,7 +237,7 @@ void task_create(const TaskSpec& spec) {
   if (t->undeferred) {
     help_until(team, [&] { return t->unresolved.load(std::memory_order_acquire) == 0; });
     execute(ts, t);
-    if (detach) help_until(team, [&] { return t->completed; });
+    if (detach) help_until(team, [&] { return t->completion_left.load(std::memory_order_acquire) == 0; });
   } else {
     wake_team_waiters(team);
   }
