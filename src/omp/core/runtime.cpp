@@ -138,8 +138,33 @@ Placement place_team(const ThreadState& master, int n, ProcBind bind, bool canop
   out.place_idx.assign(n, -1);
   PlaceList part = master.partition;
   if (part.empty()) part = runtime().places;
+  auto all_cpus = [](const PlaceList& places) {
+    std::vector<int> cpus;
+    for (const auto& p : places) cpus.insert(cpus.end(), p.begin(), p.end());
+    std::sort(cpus.begin(), cpus.end());
+    cpus.erase(std::unique(cpus.begin(), cpus.end()), cpus.end());
+    return cpus;
+  };
   if (bind == ProcBind::False || part.empty()) {
-    for (int i = 0; i < n; ++i) out.partitions[i] = part;
+    // Unbound: every CPU the process may use (a reused worker may have been bound before).
+    std::vector<int> cpus = all_cpus(runtime().places);
+    for (int i = 0; i < n; ++i) {
+      out.partitions[i] = part;
+      out.cpus[i] = cpus;
+    }
+    return out;
+  }
+  // canopy's default when the team has more threads than its partition has
+  // places: no pinning inside the partition. Pinned oversubscribed threads
+  // cannot move away from a busy CPU, and a barrier then waits for the
+  // slowest CPU's queue (measured: 5-10x slower barriers on a loaded machine).
+  if (canopy_default && n > static_cast<int>(part.size()) &&
+      !(part.size() == 1 && static_cast<int>(part[0].size()) >= n)) {
+    std::vector<int> cpus = all_cpus(part);
+    for (int i = 0; i < n; ++i) {
+      out.partitions[i] = part;
+      out.cpus[i] = cpus;
+    }
     return out;
   }
   int m = std::max(0, master.place);
@@ -241,7 +266,7 @@ void* worker_main(void* arg) {
       }
     }
     ts->wake.store(0, std::memory_order_relaxed);
-    bind_to(*ts, ts->place >= 0 && !ts->partition.empty() ? ts->partition[ts->place] : std::vector<int>{});
+    bind_to(*ts, ts->want_cpus);
     run_implicit(*ts);
     worker_join(*ts);
   }
@@ -275,6 +300,7 @@ struct Saved {
   PlaceList partition;
   int place;
   std::unique_ptr<Task> implicit;
+  std::vector<int> bound_cpus;
 };
 
 thread_local std::vector<Saved> tls_saved;
@@ -361,7 +387,7 @@ void fork_start(void (*fn)(void*), void* data, unsigned requested, unsigned proc
   Placement pl = (n > 1 || team->level == 1) ? place_team(ts, n, bind, canopy_default) : Placement{};
 
   // Save the primary thread's state (restored by join_end).
-  tls_saved.push_back(Saved{ts.team, ts.num, ts.task, ts.ws_count, ts.loop, ts.partition, ts.place, std::move(ts.implicit)});
+  tls_saved.push_back(Saved{ts.team, ts.num, ts.task, ts.ws_count, ts.loop, ts.partition, ts.place, std::move(ts.implicit), ts.bound_cpus});
 
   // Workers: the ones this thread used last time first (they are warm and bound), then the pool.
   std::vector<ThreadState*> workers(n > 0 ? n - 1 : 0, nullptr);
@@ -404,6 +430,9 @@ void fork_start(void (*fn)(void*), void* data, unsigned requested, unsigned proc
     if (!pl.partitions.empty()) {
       w->partition = pl.partitions[i];
       w->place = pl.place_idx[i];
+      w->want_cpus = pl.cpus[i];
+    } else {
+      w->want_cpus.clear();
     }
     init_implicit_task(*w, child, team);
   }
@@ -419,7 +448,7 @@ void fork_start(void (*fn)(void*), void* data, unsigned requested, unsigned proc
   if (!pl.partitions.empty()) {
     ts.partition = pl.partitions[0];
     ts.place = pl.place_idx[0];
-    if (bind != ProcBind::False) bind_to(ts, pl.cpus[0]);
+    bind_to(ts, pl.cpus[0]);
   }
   ts.implicit = nullptr;
   init_implicit_task(ts, child, team);
@@ -441,6 +470,7 @@ void join_end() {
   ts.partition = sv.partition;
   ts.place = sv.place;
   ts.implicit = std::move(sv.implicit);
+  if (!sv.bound_cpus.empty()) bind_to(ts, sv.bound_cpus);  // back to the place it had in the enclosing team
   if (team != ts.cached_team.get()) delete team;
 }
 

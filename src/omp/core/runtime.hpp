@@ -122,6 +122,7 @@ struct ThreadState {
   PlaceList partition;               // place-partition-var
   int place = -1;                    // index in runtime places, -1 unbound
   std::vector<int> bound_cpus;       // what the OS thread is bound to now (empty: not bound by us)
+  std::vector<int> want_cpus;        // where the team that woke this worker wants it (empty: leave as is)
   // Pool hand-off.
   bool is_worker = false;
   alignas(64) std::atomic<std::uint32_t> wake{0};
