@@ -2,6 +2,10 @@
 // region runs on the host (the fallback the specification describes) and
 // data mapping is the identity on host memory.
 #include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <vector>
 
 #include "../core/runtime.hpp"
 #include "../core/tasks.hpp"
@@ -11,11 +15,23 @@ using namespace canopy::omp;
 
 CANOPY_GOMP void GOMP_target_ext(int device, void (*fn)(void*), size_t mapnum, void** hostaddrs, size_t* sizes,
                                  unsigned short* kinds, unsigned flags, void** depend, void** args) {
-  (void)device, (void)mapnum, (void)sizes, (void)kinds, (void)args;
-  if ((flags & 2 /* GOMP_TARGET_FLAG_NOWAIT */) == 0 && depend) taskwait_depend(depend);
-  // The host fallback: the region's function receives the host addresses.
+  (void)device, (void)args, (void)flags;
+  if (depend) taskwait_depend(depend);  // nowait or not: the region runs now, after its dependences
+  // The host fallback: the region's function receives the host addresses,
+  // except that firstprivate data (map kind GOMP_MAP_FIRSTPRIVATE, 12; the
+  // upper byte of a kind is log2 of the alignment) gets a private copy.
+  std::vector<void*> addrs(hostaddrs, hostaddrs + mapnum);
+  std::vector<std::unique_ptr<char[]>> copies;
+  for (size_t i = 0; i < mapnum; ++i) {
+    if ((kinds[i] & 0xff) != 12 || !hostaddrs[i]) continue;
+    const size_t align = size_t(1) << (kinds[i] >> 8);
+    copies.emplace_back(new char[sizes[i] + align]);
+    auto p = (reinterpret_cast<std::uintptr_t>(copies.back().get()) + align - 1) & ~(std::uintptr_t(align) - 1);
+    std::memcpy(reinterpret_cast<void*>(p), hostaddrs[i], sizes[i]);
+    addrs[i] = reinterpret_cast<void*>(p);
+  }
   Icvs saved = current_icvs();
-  fn(hostaddrs);
+  fn(addrs.data());
   current_icvs() = saved;
 }
 CANOPY_GOMP void GOMP_target(int, void (*fn)(void*), const void*, size_t, void** hostaddrs, size_t*, unsigned char*) {
