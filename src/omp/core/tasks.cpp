@@ -64,7 +64,7 @@ void finish(Task* t) {
   TaskQueue& q = *team.tasks;
   Task* parent = t->parent;
   bool woke = false;
-  {
+  if (!t->dep_addrs.empty()) {  // only a task with dependences is in the records or has successors
     std::lock_guard<std::mutex> lock(q.m);
     for (void* addr : t->dep_addrs) {
       auto it = parent->deps.find(addr);
@@ -85,6 +85,10 @@ void finish(Task* t) {
   }
   // Order matters: the team's pending count goes last, because the join
   // (and so the end of the implicit parent task) waits for it.
+  if (!t->counted) {  // an undeferred task without dependences: its creator was waiting, nobody else
+    release(t);
+    return;
+  }
   if (t->member_of) t->member_of->pending.fetch_sub(1, std::memory_order_acq_rel);
   parent->children.fetch_sub(1, std::memory_order_acq_rel);
   release(parent);
@@ -223,15 +227,24 @@ void task_create(const TaskSpec& spec) {
     }
     t->arg = t->arg_storage;
   }
+  TaskQueue& q = *team.tasks;
+  const bool has_deps = (spec.flags & kFlagDepend) && spec.depend;
+  if (t->undeferred && !has_deps && !detach) {
+    // Fast path (if(0), final, a team of one): run now, no bookkeeping that
+    // other threads could observe; the task object stays on the heap because
+    // its own children point to it.
+    t->counted = false;
+    execute(ts, t);
+    return;
+  }
   parent->refs.fetch_add(1, std::memory_order_relaxed);
   parent->children.fetch_add(1, std::memory_order_relaxed);
   if (t->member_of) t->member_of->pending.fetch_add(1, std::memory_order_relaxed);
-  TaskQueue& q = *team.tasks;
   q.pending.fetch_add(1, std::memory_order_acq_rel);
   t->refs.fetch_add(1, std::memory_order_relaxed);  // held until the creator is done with it below
   {
     std::lock_guard<std::mutex> lock(q.m);
-    if ((spec.flags & kFlagDepend) && spec.depend) register_deps_locked(parent, t, parse_depend(spec.depend));
+    if (has_deps) register_deps_locked(parent, t, parse_depend(spec.depend));
     if (!t->undeferred && t->unresolved.load(std::memory_order_relaxed) == 0) push_ready_locked(q, t);
   }
   if (t->undeferred) {

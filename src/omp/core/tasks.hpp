@@ -43,6 +43,7 @@ struct Task {
   // Dependences.
   std::atomic<int> unresolved{0};             // predecessors not complete (changed under queue mutex)
   bool undeferred = false;                    // run by its creator: never queued
+  bool counted = true;                        // in the parent's children, its group and the team's pending count
   std::vector<Task*> successors;              // under queue mutex
   std::vector<void*> dep_addrs;               // entries this task holds in parent's dep map
   std::unordered_map<void*, DepRecord> deps;  // this task's children's dependences (under queue mutex)
