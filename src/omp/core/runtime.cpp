@@ -363,9 +363,9 @@ void fork_start(void (*fn)(void*), void* data, unsigned requested, unsigned proc
   }
   if (bind == ProcBind::True) bind = ProcBind::Spread;
 
-  if (!ts.cached_team) ts.cached_team = std::make_unique<Team>();
-  Team* team = ts.cached_team.get();
-  if (team->in_use) team = new Team;  // only when a team is re-entered recursively (should not happen)
+  const std::size_t depth = tls_saved.size();
+  while (ts.forked_teams.size() <= depth) ts.forked_teams.push_back(std::make_unique<Team>());
+  Team* team = ts.forked_teams[depth].get();
   reset_team(*team, n);
   team->in_use = true;
   team->level = parent.level + 1;
@@ -471,7 +471,6 @@ void join_end() {
   ts.place = sv.place;
   ts.implicit = std::move(sv.implicit);
   if (!sv.bound_cpus.empty()) bind_to(ts, sv.bound_cpus);  // back to the place it had in the enclosing team
-  if (team != ts.cached_team.get()) delete team;
 }
 
 void fork_join(void (*fn)(void*), void* data, unsigned requested, unsigned proc_bind, const LoopSpec* loop) {

@@ -118,7 +118,10 @@ struct ThreadState {
   long ws_count = 0;                 // work shares entered in the current team region
   LoopCursor loop;
   std::unique_ptr<Team> own_team;    // initial team when this is an initial thread
-  std::unique_ptr<Team> cached_team; // reused for the teams this thread forks
+  // The teams this thread forks, one per nesting depth, never freed: a
+  // worker's last touches of a team it left (wake-ups) may come after the
+  // join, so a team's memory must outlive the region.
+  std::vector<std::unique_ptr<Team>> forked_teams;
   PlaceList partition;               // place-partition-var
   int place = -1;                    // index in runtime places, -1 unbound
   std::vector<int> bound_cpus;       // what the OS thread is bound to now (empty: not bound by us)
