@@ -23,12 +23,12 @@ void noop(void*) {}
 
 // Sleep on the team's event word until `done()` (running ready tasks meanwhile).
 template <class Pred>
-void help_until(Team& team, Pred&& done) {
+void help_until(Team& team, const Task* parent, const TaskGroup* group, Pred&& done) {
   Barrier& b = team.barrier;
   int spins = spin_budget();
   for (;;) {
     if (done()) return;
-    if (run_one_task(team)) continue;
+    if (run_one_task(team, parent, group)) continue;
     if (spins > 0) {
       --spins;
       cpu_relax();
@@ -36,7 +36,9 @@ void help_until(Team& team, Pred&& done) {
     }
     b.sleepers.fetch_add(1, std::memory_order_seq_cst);
     std::uint32_t ev = b.event.load(std::memory_order_seq_cst);
-    if (!done() && team.tasks->queued.load(std::memory_order_seq_cst) == 0) futex_wait(b.event, ev);
+    // A task pushed before `ev` was read is found here; one pushed after bumps the event.
+    const bool ran = run_one_task(team, parent, group);
+    if (!ran && !done()) futex_wait(b.event, ev);
     b.sleepers.fetch_sub(1, std::memory_order_relaxed);
   }
 }
@@ -172,15 +174,20 @@ void ensure_task_queue(Team& team) {
 
 int team_pending_tasks(Team& team) { return team.tasks ? team.tasks->pending.load(std::memory_order_acquire) : 0; }
 
-bool run_one_task(Team& team) {
+bool run_one_task(Team& team, const Task* parent, const TaskGroup* group) {
   TaskQueue* q = team.tasks.get();
   if (!q || q->queued.load(std::memory_order_acquire) == 0) return false;
   Task* t = nullptr;
   {
     std::lock_guard<std::mutex> lock(q->m);
-    if (q->ready.empty()) return false;
-    t = q->ready.front();
-    q->ready.pop_front();
+    auto it = q->ready.begin();
+    if (parent || group)
+      it = std::find_if(q->ready.begin(), q->ready.end(), [&](const Task* c) {
+        return (parent && c->parent == parent) || (group && c->member_of == group);
+      });
+    if (it == q->ready.end()) return false;
+    t = *it;
+    q->ready.erase(it);
     q->queued.fetch_sub(1, std::memory_order_relaxed);
   }
   execute(this_thread(), t);
@@ -248,9 +255,9 @@ void task_create(const TaskSpec& spec) {
     if (!t->undeferred && t->unresolved.load(std::memory_order_relaxed) == 0) push_ready_locked(q, t);
   }
   if (t->undeferred) {
-    help_until(team, [&] { return t->unresolved.load(std::memory_order_acquire) == 0; });
+    help_until(team, parent, nullptr, [&] { return t->unresolved.load(std::memory_order_acquire) == 0; });
     execute(ts, t);
-    if (detach) help_until(team, [&] { return t->completion_left.load(std::memory_order_acquire) == 0; });
+    if (detach) help_until(team, t, nullptr, [&] { return t->completion_left.load(std::memory_order_acquire) == 0; });
   } else {
     wake_team_waiters(team);
   }
@@ -261,7 +268,7 @@ void taskwait() {
   ThreadState& ts = this_thread();
   Task* me = ts.task;
   if (me->children.load(std::memory_order_acquire) == 0) return;
-  help_until(*ts.team, [&] { return me->children.load(std::memory_order_acquire) == 0; });
+  help_until(*ts.team, me, nullptr, [&] { return me->children.load(std::memory_order_acquire) == 0; });
 }
 
 void taskwait_depend(void** depend) {
@@ -290,7 +297,7 @@ void taskgroup_end() {
   Task* me = ts.task;
   TaskGroup* g = me->group;
   if (!g) return;
-  help_until(*ts.team, [&] { return g->pending.load(std::memory_order_acquire) == 0; });
+  help_until(*ts.team, nullptr, g, [&] { return g->pending.load(std::memory_order_acquire) == 0; });
   me->group = g->outer;
   delete g;
 }

@@ -82,7 +82,11 @@ void fulfill_event(void* event);
 bool in_final();
 
 // The barrier hook: run one ready task of `team` if there is one; true if one ran.
-bool run_one_task(Team& team);
+// With a filter, only a child of `parent` / a member of `group` is taken:
+// taskwait and taskgroup end run only their own tasks, which bounds the
+// stack depth by the depth of the task tree (running any task while waiting
+// nests waits without limit).
+bool run_one_task(Team& team, const Task* parent = nullptr, const TaskGroup* group = nullptr);
 // Tasks of the team not complete.
 int team_pending_tasks(Team& team);
 void ensure_task_queue(Team& team);
