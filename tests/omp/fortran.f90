@@ -2,12 +2,14 @@
 program fortran_omp
   use omp_lib
   implicit none
-  integer :: total, n
+  integer :: total, bad
   total = 0
-  !$omp parallel num_threads(4) reduction(+:total)
+  bad = 0
+  !$omp parallel num_threads(4) reduction(+:total, bad)
   total = total + omp_get_thread_num() + 1
-  n = omp_get_num_threads()
+  if (omp_get_num_threads() /= 4) bad = bad + 1
   !$omp end parallel
-  if (total /= 10) stop 1
+  if (total /= 10 .or. bad /= 0) stop 1
+  if (omp_get_level() /= 0 .or. omp_get_max_threads() < 1) stop 2
   print '(a)', 'fortran: ok'
 end program
