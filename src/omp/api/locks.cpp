@@ -1,5 +1,5 @@
-// omp_*_lock and omp_*_nest_lock: futex locks whose word holds the owner's
-// OS thread id (bit 31: waiters), so that misuse (unsetting a lock not held,
+// omp_*_lock and omp_*_nest_lock: futex locks whose word holds the owning
+// task's 31-bit id (bit 31: waiters), so that misuse (unsetting a lock not held,
 // setting a simple lock the thread already holds, destroying a held lock)
 // stops the program with a clear message instead of corrupting it. A nest
 // lock uses 8 bytes {word, depth}, which fits both C's omp_nest_lock_t and
@@ -11,6 +11,7 @@
 
 #include "../core/futex.hpp"
 #include "../core/runtime.hpp"
+#include "../core/tasks.hpp"
 #include "../gomp/abi.hpp"
 
 using namespace canopy::omp;
@@ -19,10 +20,8 @@ namespace {
 
 constexpr std::uint32_t kWaiters = 1u << 31;
 
-std::uint32_t my_tid() {
-  static thread_local std::uint32_t tid = static_cast<std::uint32_t>(syscall(SYS_gettid));
-  return tid;
-}
+// Locks are owned by tasks (OpenMP 3.0 and later), not threads.
+std::uint32_t my_tid() { return this_thread().task->id; }
 
 std::atomic<std::uint32_t>& word(void* lock) { return *static_cast<std::atomic<std::uint32_t>*>(lock); }
 

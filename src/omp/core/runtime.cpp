@@ -87,6 +87,7 @@ void init_implicit_task(ThreadState& ts, const Icvs& icvs, Team* team) {
   t.group = nullptr;
   t.member_of = nullptr;
   t.implicit = true;
+  t.id = next_task_id();  // a new implicit task: locks owned by the previous one are not its own
   t.final_task = false;
   t.children.store(0, std::memory_order_relaxed);
   t.refs.store(1, std::memory_order_relaxed);

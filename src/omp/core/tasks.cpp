@@ -210,7 +210,9 @@ void task_create(const TaskSpec& spec) {
   const bool detach = (spec.flags & kFlagDetach) != 0;
   t->completion_left.store(detach ? 2 : 1, std::memory_order_relaxed);
   if (detach) *static_cast<void**>(spec.detach) = t;
-  t->undeferred = !spec.if_clause || parent->final_task || team.nthreads == 1;
+  // A team of one runs tasks at once, except detached ones: their event may be
+  // fulfilled by a task created later, so waiting for them here could hang.
+  t->undeferred = !spec.if_clause || parent->final_task || (team.nthreads == 1 && !detach);
   if (t->undeferred && !spec.set_bounds) {
     if (spec.cpyfn) {
       const long align = std::max<long>(spec.arg_align, alignof(std::max_align_t));

@@ -21,6 +21,16 @@ struct TaskGroup {
   std::atomic<bool> cancelled{false};
 };
 
+// Task identities for lock ownership: 31 bits, never 0.
+inline std::uint32_t next_task_id() {
+  static std::atomic<std::uint32_t> counter{0};
+  std::uint32_t v;
+  do {
+    v = counter.fetch_add(1, std::memory_order_relaxed) & 0x7fffffffu;
+  } while (v == 0);
+  return v;
+}
+
 struct DepRecord {                 // per address, among the children of one task
   Task* last_out = nullptr;        // last out/inout/mutexinoutset task
   std::vector<Task*> readers;      // in tasks since last_out
@@ -28,6 +38,7 @@ struct DepRecord {                 // per address, among the children of one tas
 
 struct Task {
   Icvs icvs;
+  std::uint32_t id = next_task_id();  // lock owner identity (locks belong to tasks)
   Task* parent = nullptr;
   Team* team = nullptr;
   std::atomic<int> refs{1};        // itself + live children (a parent outlives its children's bookkeeping)
