@@ -236,6 +236,9 @@ void task_create(const TaskSpec& spec) {
     }
     t->arg = t->arg_storage;
   }
+  // GCC puts the detach clause's firstprivate event handle first in the
+  // task's data block, for the runtime to fill in the task's own copy.
+  if (detach && t->arg) *static_cast<void**>(t->arg) = t;
   TaskQueue& q = *team.tasks;
   const bool has_deps = (spec.flags & kFlagDepend) && spec.depend;
   if (t->undeferred && !has_deps && !detach) {
