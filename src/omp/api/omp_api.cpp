@@ -101,6 +101,7 @@ CANOPY_GOMP int omp_get_level() { return this_thread().team->level; }
 CANOPY_GOMP int omp_get_active_level() { return this_thread().team->active_level; }
 CANOPY_GOMP int omp_get_ancestor_thread_num(int level) {
   ThreadState& ts = this_thread();
+  if (level < 0 || level > ts.team->level) return -1;
   if (level == ts.team->level) return ts.num;
   Team* t = ancestor_team(level + 1);
   return t ? t->parent_thread_num : -1;
