@@ -532,6 +532,37 @@ void wake_team_waiters(Team& team) {
   if (b.sleepers.load(std::memory_order_seq_cst) > 0) futex_wake(b.event, -1);
 }
 
+void run_as_initial_task(void (*fn)(void*), void* data) {
+  ThreadState& ts = this_thread();
+  tls_saved.push_back(Saved{ts.team, ts.num, ts.task, ts.ws_count, ts.loop, ts.partition, ts.place, std::move(ts.implicit), ts.bound_cpus});
+  const std::size_t depth = tls_saved.size() - 1;
+  while (ts.forked_teams.size() <= depth) ts.forked_teams.push_back(std::make_unique<Team>());
+  Team* team = ts.forked_teams[depth].get();
+  reset_team(*team, 1);
+  team->level = 0;
+  team->active_level = 0;
+  team->parent = nullptr;
+  team->threads[0] = &ts;
+  ts.team = team;
+  ts.num = 0;
+  ts.ws_count = 0;
+  ts.loop = LoopCursor{};
+  init_implicit_task(ts, runtime().initial_icvs, team);
+  fn(data);
+  while (team_pending_tasks(*team) > 0)
+    if (!run_one_task(*team)) cpu_relax();
+  Saved sv = std::move(tls_saved.back());
+  tls_saved.pop_back();
+  ts.team = sv.team;
+  ts.num = sv.num;
+  ts.task = sv.task;
+  ts.ws_count = sv.ws_count;
+  ts.loop = sv.loop;
+  ts.partition = sv.partition;
+  ts.place = sv.place;
+  ts.implicit = std::move(sv.implicit);
+}
+
 void team_barrier() { barrier_wait(*this_thread().team, false); }
 bool team_barrier_cancellable() { return barrier_wait(*this_thread().team, true); }
 

@@ -30,12 +30,10 @@ CANOPY_GOMP void GOMP_target_ext(int device, void (*fn)(void*), size_t mapnum, v
     std::memcpy(reinterpret_cast<void*>(p), hostaddrs[i], sizes[i]);
     addrs[i] = reinterpret_cast<void*>(p);
   }
-  Icvs saved = current_icvs();
-  fn(addrs.data());
-  current_icvs() = saved;
+  run_as_initial_task(fn, addrs.data());
 }
 CANOPY_GOMP void GOMP_target(int, void (*fn)(void*), const void*, size_t, void** hostaddrs, size_t*, unsigned char*) {
-  fn(hostaddrs);
+  run_as_initial_task(fn, hostaddrs);
 }
 CANOPY_GOMP void GOMP_target_data_ext(int, size_t, void**, size_t*, unsigned short*) {}
 CANOPY_GOMP void GOMP_target_data(int, const void*, size_t, void**, size_t*, unsigned char*) {}
