@@ -532,7 +532,7 @@ void wake_team_waiters(Team& team) {
   if (b.sleepers.load(std::memory_order_seq_cst) > 0) futex_wake(b.event, -1);
 }
 
-void run_as_initial_task(void (*fn)(void*), void* data) {
+void run_as_initial_task(void (*fn)(void*), void* data, int thread_limit) {
   ThreadState& ts = this_thread();
   tls_saved.push_back(Saved{ts.team, ts.num, ts.task, ts.ws_count, ts.loop, ts.partition, ts.place, std::move(ts.implicit), ts.bound_cpus});
   const std::size_t depth = tls_saved.size() - 1;
@@ -548,6 +548,7 @@ void run_as_initial_task(void (*fn)(void*), void* data) {
   ts.ws_count = 0;
   ts.loop = LoopCursor{};
   init_implicit_task(ts, runtime().initial_icvs, team);
+  if (thread_limit > 0) ts.task->icvs.thread_limit = thread_limit;
   fn(data);
   while (team_pending_tasks(*team) > 0)
     if (!run_one_task(*team)) cpu_relax();

@@ -163,7 +163,7 @@ void join_end();
 void wake_team_waiters(Team& team);  // new tasks or a worker leaving: wake sleepers
 // Runs fn(data) as a new initial task in a team of one at level 0 (the host
 // fallback of a target region), then restores the caller's state.
-void run_as_initial_task(void (*fn)(void*), void* data);
+void run_as_initial_task(void (*fn)(void*), void* data, int thread_limit = 0);
 
 void team_barrier();                 // a barrier of the current team (tasks run while waiting)
 bool team_barrier_cancellable();     // returns true when the parallel region was cancelled

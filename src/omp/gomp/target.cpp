@@ -15,7 +15,18 @@ using namespace canopy::omp;
 
 CANOPY_GOMP void GOMP_target_ext(int device, void (*fn)(void*), size_t mapnum, void** hostaddrs, size_t* sizes,
                                  unsigned short* kinds, unsigned flags, void** depend, void** args) {
-  (void)device, (void)args, (void)flags;
+  (void)device, (void)flags;
+  // args: NULL-terminated; an element's low 7 bits name the device (0: all),
+  // bits 8-15 the kind (2: thread_limit), the value is in bits 16+ or, with
+  // bit 7 set, in the next element.
+  int thread_limit = 0;
+  for (void** a = args; a && *a; ++a) {
+    const std::uintptr_t v = reinterpret_cast<std::uintptr_t>(*a);
+    std::intptr_t value;
+    if (v & 0x80) value = reinterpret_cast<std::intptr_t>(*++a);
+    else value = static_cast<std::intptr_t>(v) >> 16;
+    if ((v & 0x7f) == 0 && ((v >> 8) & 0xff) == 2 && value > 0) thread_limit = static_cast<int>(value);
+  }
   if (depend) taskwait_depend(depend);  // nowait or not: the region runs now, after its dependences
   // The host fallback: the region's function receives the host addresses,
   // except that firstprivate data (map kind GOMP_MAP_FIRSTPRIVATE, 12; the
@@ -30,7 +41,7 @@ CANOPY_GOMP void GOMP_target_ext(int device, void (*fn)(void*), size_t mapnum, v
     std::memcpy(reinterpret_cast<void*>(p), hostaddrs[i], sizes[i]);
     addrs[i] = reinterpret_cast<void*>(p);
   }
-  run_as_initial_task(fn, addrs.data());
+  run_as_initial_task(fn, addrs.data(), thread_limit);
 }
 CANOPY_GOMP void GOMP_target(int, void (*fn)(void*), const void*, size_t, void** hostaddrs, size_t*, unsigned char*) {
   run_as_initial_task(fn, hostaddrs);

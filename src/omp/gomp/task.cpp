@@ -42,10 +42,10 @@ CANOPY_GOMP void GOMP_workshare_task_reduction_unregister(bool) {
   fatal("task reductions (GOMP_workshare_task_reduction_unregister) are not supported yet");
 }
 
-// Taskloop flags (gomp-constants.h): UP 1<<8, GRAINSIZE 1<<9, IF 1<<10, NOGROUP 1<<11, REDUCTION 1<<12.
+// Taskloop flags (gomp-constants.h): UP 1<<8, GRAINSIZE 1<<9, IF 1<<10, NOGROUP 1<<11, REDUCTION 1<<12, STRICT 1<<14.
 namespace {
 constexpr unsigned kTlUp = 1u << 8, kTlGrainsize = 1u << 9, kTlIf = 1u << 10, kTlNogroup = 1u << 11,
-                   kTlReduction = 1u << 12;
+                   kTlReduction = 1u << 12, kTlStrict = 1u << 14;
 
 template <class T>
 void taskloop(void (*fn)(void*), void* data, void (*cpyfn)(void*, void*), long arg_size, long arg_align, unsigned flags,
@@ -66,10 +66,15 @@ void taskloop(void (*fn)(void*), void* data, void (*cpyfn)(void*, void*), long a
   }
   ntasks = std::min(ntasks, count);
   if (!(flags & kTlNogroup)) taskgroup_start();
-  const std::uint64_t q = count / ntasks, r = count % ntasks;
+  std::uint64_t q = count / ntasks, r = count % ntasks;
+  if ((flags & kTlGrainsize) && (flags & kTlStrict)) {  // grainsize(strict: g): exactly g per task, the last one less
+    q = num_tasks ? num_tasks : 1;
+    ntasks = (count + q - 1) / q;
+    r = 0;
+  }
   std::uint64_t first = 0;
   for (std::uint64_t k = 0; k < ntasks; ++k) {
-    std::uint64_t n = q + (k < r ? 1 : 0);
+    std::uint64_t n = std::min(q + (k < r ? 1 : 0), count - first);
     TaskSpec s;
     s.fn = fn;
     s.data = data;
