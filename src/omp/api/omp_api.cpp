@@ -190,7 +190,7 @@ CANOPY_GOMP void omp_fulfill_event(void* e) { fulfill_event(e); }
 CANOPY_GOMP void omp_set_num_teams(int n) {
   if (n > 0) runtime().settings.num_teams = n;
 }
-CANOPY_GOMP int omp_get_max_teams() { return std::max(1, runtime().settings.num_teams); }
+CANOPY_GOMP int omp_get_max_teams() { return runtime().settings.num_teams; }  // nteams-var, 0 when unset
 CANOPY_GOMP void omp_set_teams_thread_limit(int n) {
   if (n > 0) runtime().settings.teams_thread_limit = n;
 }

@@ -30,7 +30,9 @@ int canopy_omp_num_teams() { return tls_num_teams; }
 
 CANOPY_GOMP void GOMP_teams_reg(void (*fn)(void*), void* data, unsigned num_teams, unsigned thread_limit, unsigned flags) {
   (void)flags;
-  if (num_teams == 0) num_teams = 1;
+  const Settings& s = runtime().settings;
+  if (num_teams == 0) num_teams = s.num_teams > 0 ? static_cast<unsigned>(s.num_teams) : 1;
+  if (thread_limit == 0 && s.teams_thread_limit > 0) thread_limit = static_cast<unsigned>(s.teams_thread_limit);
   Icvs saved = current_icvs();
   if (thread_limit) current_icvs().thread_limit = static_cast<int>(thread_limit);
   tls_num_teams = static_cast<int>(num_teams);
