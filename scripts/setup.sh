@@ -2,7 +2,7 @@
 # Installs canopy's build and test dependencies from Debian's packages when
 # any is missing. Runs apt-get only when needed (and as root, or via sudo).
 set -euo pipefail
-packages=(cmake ninja-build g++ make pkg-config python3 libhwloc-dev hwloc libcli11-dev nlohmann-json3-dev
+packages=(cmake ninja-build g++ gfortran make pkg-config python3 libhwloc-dev hwloc libcli11-dev nlohmann-json3-dev
   libfmt-dev libgtest-dev libbenchmark-dev libscotch-dev libtbb-dev libomp-dev clang libclang-rt-14-dev
   numactl libnuma-dev valgrind libstarpu-dev libopenblas-dev gfortran python3-venv python3-dev
   gcc-12-source xz-utils)

@@ -95,6 +95,9 @@ struct OmpProgram {
   std::string launch;   // extra `canopy run` options, e.g. " --runtime canopy"
 };
 
+// gtest prints this in test names instead of the struct's bytes.
+void PrintTo(const OmpProgram& p, std::ostream* os) { *os << p.name; }
+
 std::vector<OmpProgram> omp_programs() {
   std::vector<OmpProgram> p;
 #ifdef CANOPY_OMP_WHERE

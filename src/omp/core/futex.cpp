@@ -1,0 +1,28 @@
+// Linux futex system calls for the runtime's waits (see futex.hpp).
+#include "futex.hpp"
+
+#include <climits>
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "runtime.hpp"
+
+namespace canopy::omp {
+
+void futex_wait(std::atomic<std::uint32_t>& word, std::uint32_t expected) {
+  syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), FUTEX_WAIT_PRIVATE, expected, nullptr, nullptr, 0);
+}
+
+void futex_wake(std::atomic<std::uint32_t>& word, int count) {
+  syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), FUTEX_WAKE_PRIVATE, count < 0 ? INT_MAX : count,
+          nullptr, nullptr, 0);
+}
+
+int spin_budget() {
+  Runtime& rt = runtime();
+  if (rt.live_threads.load(std::memory_order_relaxed) > rt.usable_pus) return 0;
+  return rt.spin_count;
+}
+
+}  // namespace canopy::omp

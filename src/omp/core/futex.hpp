@@ -1,0 +1,25 @@
+// Futex waiting and waking on a 32-bit atomic word, and the spin-then-sleep
+// wait every blocking point of the OpenMP runtime uses. Spinning is skipped
+// when the process is oversubscribed (more OpenMP threads than usable PUs):
+// then a spinning waiter only steals the CPU from the thread it waits for.
+#pragma once
+#include <atomic>
+#include <cstdint>
+
+namespace canopy::omp {
+
+void futex_wait(std::atomic<std::uint32_t>& word, std::uint32_t expected);
+void futex_wake(std::atomic<std::uint32_t>& word, int count);  // count < 0: all
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
+// How many times a waiter polls before sleeping: 0 when oversubscribed.
+int spin_budget();
+
+}  // namespace canopy::omp

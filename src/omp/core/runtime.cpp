@@ -1,0 +1,573 @@
+// The process-wide runtime: settings and places at start-up, the thread
+// pool (idle workers parked on a futex, reused across parallel regions),
+// placement of a new team's threads, fork/join and the team barrier.
+#include "runtime.hpp"
+
+#include <canopy/binding.hpp>
+#include <canopy/topology.hpp>
+
+#include <algorithm>
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <pthread.h>
+#include <sstream>
+
+#include "futex.hpp"
+#include "tasks.hpp"
+#include "workshare.hpp"
+
+namespace canopy::omp {
+
+[[noreturn]] void fatal(const char* fmt, ...) {
+  std::va_list ap;
+  va_start(ap, fmt);
+  std::fputs("canopy-omp: ", stderr);
+  std::vfprintf(stderr, fmt, ap);
+  std::fputc('\n', stderr);
+  va_end(ap);
+  std::abort();
+}
+
+namespace {
+
+Runtime* make_runtime() {
+  auto* rt = new Runtime;  // never destroyed: workers may still run at exit
+  const Topology* topo = nullptr;
+  try {
+    topo = &process_topology();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "canopy-omp: cannot read the machine's topology (%s); threads will not be bound\n", e.what());
+  }
+  std::ostringstream warnings;
+  if (topo) {
+    rt->settings = parse_settings(process_getenv(), *topo, warnings);
+    rt->usable_pus = std::max(1, topo->num_pus());
+    rt->num_cores = std::max(1, topo->num_cores());
+    for (const CoreInfo& core : topo->cores()) {
+      std::vector<int> cpus;
+      for (int pu : core.pus) cpus.push_back(topo->pu(pu).os_index);
+      std::sort(cpus.begin(), cpus.end());
+      rt->places.push_back(cpus);
+    }
+  }
+  std::cerr << warnings.str();
+  const Settings& s = rt->settings;
+  if (!s.places.empty()) {
+    rt->places.clear();
+    for (const Place& p : s.places) rt->places.push_back(p.os_cpus);
+    rt->places_set = true;
+  }
+  Icvs& icvs = rt->initial_icvs;
+  icvs.nthreads = s.num_threads.empty() ? rt->num_cores : s.num_threads.front();
+  icvs.dynamic = s.dynamic;
+  int levels = 1;
+  if (s.nested.value_or(false)) levels = 255;
+  levels = std::max<int>(levels, static_cast<int>(std::max(s.num_threads.size(), s.proc_bind.size())));
+  icvs.max_active_levels = s.max_active_levels.value_or(levels);
+  icvs.run_sched = s.run_sched;
+  icvs.thread_limit = s.thread_limit;
+  icvs.default_device = s.default_device;
+  if (s.spin_count) rt->spin_count = static_cast<int>(std::min<std::uint64_t>(*s.spin_count, 1u << 30));
+  if (s.wait_policy == WaitPolicy::Passive) rt->spin_count = 0;
+  if (s.wait_policy == WaitPolicy::Active && !s.spin_count) rt->spin_count = 1 << 22;
+  rt->settings.default_num_threads = rt->num_cores;  // canopy's default team: one thread per core
+  if (s.display_env) display_env(s, s.display_env_verbose, std::cerr);
+  return rt;
+}
+
+thread_local ThreadState* tls_thread = nullptr;
+
+void init_implicit_task(ThreadState& ts, const Icvs& icvs, Team* team) {
+  if (!ts.implicit) ts.implicit = std::make_unique<Task>();
+  Task& t = *ts.implicit;
+  t.icvs = icvs;
+  t.parent = nullptr;
+  t.team = team;
+  t.group = nullptr;
+  t.member_of = nullptr;
+  t.implicit = true;
+  t.id = next_task_id();  // a new implicit task: locks owned by the previous one are not its own
+  t.final_task = false;
+  t.children.store(0, std::memory_order_relaxed);
+  t.refs.store(1, std::memory_order_relaxed);
+  t.deps.clear();
+  ts.task = &t;
+}
+
+void bind_to(ThreadState& ts, const std::vector<int>& cpus) {
+  if (cpus.empty() || cpus == ts.bound_cpus) return;
+  try {
+    bind_current_thread(cpus);
+    ts.bound_cpus = cpus;
+  } catch (const std::exception& e) {
+    static std::atomic<bool> warned{false};
+    if (!warned.exchange(true)) std::fprintf(stderr, "canopy-omp: cannot bind a thread (%s); continuing unbound\n", e.what());
+  }
+}
+
+void* worker_main(void* arg);
+
+ThreadState* new_worker() {
+  auto* ts = new ThreadState;
+  ts->is_worker = true;
+  Runtime& rt = runtime();
+  rt.live_threads.fetch_add(1, std::memory_order_relaxed);
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  if (rt.settings.stacksize) pthread_attr_setstacksize(&attr, rt.settings.stacksize);
+  pthread_t th;
+  int err = pthread_create(&th, &attr, worker_main, ts);
+  pthread_attr_destroy(&attr);
+  if (err) fatal("cannot create an OpenMP thread (pthread_create error %d)", err);
+  pthread_detach(th);
+  return ts;
+}
+
+// Where each thread of a new team goes: place index into `part` per thread
+// (-1: unbound) and each thread's place partition.
+struct Placement {
+  std::vector<std::vector<int>> cpus;
+  std::vector<PlaceList> partitions;
+  std::vector<int> place_idx;
+};
+
+Placement place_team(const ThreadState& master, int n, ProcBind bind, bool canopy_default) {
+  Placement out;
+  out.cpus.resize(n);
+  out.partitions.resize(n);
+  out.place_idx.assign(n, -1);
+  PlaceList part = master.partition;
+  if (part.empty()) part = runtime().places;
+  auto all_cpus = [](const PlaceList& places) {
+    std::vector<int> cpus;
+    for (const auto& p : places) cpus.insert(cpus.end(), p.begin(), p.end());
+    std::sort(cpus.begin(), cpus.end());
+    cpus.erase(std::unique(cpus.begin(), cpus.end()), cpus.end());
+    return cpus;
+  };
+  if (bind == ProcBind::False || part.empty()) {
+    // Unbound: every CPU the process may use (a reused worker may have been bound before).
+    std::vector<int> cpus = all_cpus(runtime().places);
+    for (int i = 0; i < n; ++i) {
+      out.partitions[i] = part;
+      out.cpus[i] = cpus;
+    }
+    return out;
+  }
+  // canopy's default when the team has more threads than its partition has
+  // places: no pinning inside the partition. Pinned oversubscribed threads
+  // cannot move away from a busy CPU, and a barrier then waits for the
+  // slowest CPU's queue (measured: 5-10x slower barriers on a loaded machine).
+  if (canopy_default && n > static_cast<int>(part.size()) &&
+      !(part.size() == 1 && static_cast<int>(part[0].size()) >= n)) {
+    std::vector<int> cpus = all_cpus(part);
+    for (int i = 0; i < n; ++i) {
+      out.partitions[i] = part;
+      out.cpus[i] = cpus;
+    }
+    return out;
+  }
+  int m = std::max(0, master.place);
+  // canopy's default: a nested team inside one core spreads over that core's PUs.
+  if (canopy_default && part.size() == 1 && part[0].size() > 1 && n > 1) {
+    PlaceList pus;
+    for (int cpu : part[0]) pus.push_back({cpu});
+    part = pus;
+    m = 0;
+  }
+  const int P = static_cast<int>(part.size());
+  m %= P;
+  for (int i = 0; i < n; ++i) {
+    int idx;
+    PlaceList sub;
+    if (bind == ProcBind::Primary) {
+      idx = m;
+      sub = part;
+    } else if (n > P) {
+      idx = (m + static_cast<int>(static_cast<long>(i) * P / n)) % P;
+      sub = bind == ProcBind::Close ? part : PlaceList{part[idx]};
+    } else if (bind == ProcBind::Close) {
+      idx = (m + i) % P;
+      sub = part;
+    } else {  // spread (and true, and canopy's default)
+      int lo = static_cast<int>(static_cast<long>(i) * P / n), hi = static_cast<int>(static_cast<long>(i + 1) * P / n);
+      idx = (m + lo) % P;
+      for (int k = lo; k < hi; ++k) sub.push_back(part[(m + k) % P]);
+    }
+    out.cpus[i] = part[idx];
+    // place index within the new partition
+    out.partitions[i] = sub;
+    out.place_idx[i] = static_cast<int>(std::find(sub.begin(), sub.end(), part[idx]) - sub.begin());
+  }
+  return out;
+}
+
+void run_implicit(ThreadState& ts) {
+  Team& team = *ts.team;
+  if (runtime().settings.display_affinity) display_affinity_if_changed(ts);
+  if (team.has_initial_loop) loop_enter(team.initial_loop);
+  team.fn(team.data);
+}
+
+// The join: workers help with tasks then leave; the primary waits for them
+// and for every task of the team.
+void worker_join(ThreadState& ts) {
+  Team* team = ts.team;
+  while (run_one_task(*team)) {
+  }
+  ts.team = nullptr;
+  ts.task = nullptr;
+  Runtime& rt = runtime();
+  {
+    std::lock_guard<std::mutex> lock(rt.pool_mutex);
+    ts.idle.store(true, std::memory_order_relaxed);
+    rt.pool.push_back(&ts);
+  }
+  team->left.fetch_add(1, std::memory_order_acq_rel);
+  Barrier& b = team->barrier;
+  b.event.fetch_add(1, std::memory_order_seq_cst);
+  if (b.sleepers.load(std::memory_order_seq_cst) > 0) futex_wake(b.event, -1);
+}
+
+void primary_join(ThreadState& ts, Team& team) {
+  Barrier& b = team.barrier;
+  const int workers = team.nthreads - 1;
+  auto done = [&] {
+    return team.left.load(std::memory_order_acquire) == workers && team_pending_tasks(team) == 0;
+  };
+  int spins = spin_budget();
+  for (;;) {
+    if (run_one_task(team)) continue;
+    if (done()) break;
+    if (spins > 0) {
+      --spins;
+      cpu_relax();
+      continue;
+    }
+    b.sleepers.fetch_add(1, std::memory_order_seq_cst);
+    std::uint32_t ev = b.event.load(std::memory_order_seq_cst);
+    TaskQueue* q = team.tasks.get();
+    if (!done() && !(q && q->queued.load() > 0)) futex_wait(b.event, ev);
+    b.sleepers.fetch_sub(1, std::memory_order_relaxed);
+  }
+  (void)ts;
+}
+
+void* worker_main(void* arg) {
+  auto* ts = static_cast<ThreadState*>(arg);
+  tls_thread = ts;
+  for (;;) {
+    int spins = spin_budget();
+    while (ts->wake.load(std::memory_order_acquire) == 0) {
+      if (spins > 0) {
+        --spins;
+        cpu_relax();
+      } else {
+        futex_wait(ts->wake, 0);
+      }
+    }
+    ts->wake.store(0, std::memory_order_relaxed);
+    bind_to(*ts, ts->want_cpus);
+    run_implicit(*ts);
+    worker_join(*ts);
+  }
+  return nullptr;
+}
+
+void reset_team(Team& t, int n) {
+  t.nthreads = n;
+  t.threads.assign(n, nullptr);
+  t.barrier.arrived.store(0, std::memory_order_relaxed);
+  t.barrier.sleepers.store(0, std::memory_order_relaxed);
+  t.left.store(0, std::memory_order_relaxed);
+  for (int k = 0; k < kWorkShareRing; ++k) {
+    t.ws[k].id = -1;
+    t.ws[k].next_id = k;
+    t.ws[k].left.store(0, std::memory_order_relaxed);
+  }
+  t.copyprivate = nullptr;
+  t.cancel_parallel.store(false, std::memory_order_relaxed);
+  t.has_initial_loop = false;
+  ensure_task_queue(t);
+}
+
+// Saved state of the primary thread while it runs a nested team.
+struct Saved {
+  Team* team;
+  int num;
+  Task* task;
+  long ws_count;
+  LoopCursor loop;
+  PlaceList partition;
+  int place;
+  std::unique_ptr<Task> implicit;
+  std::vector<int> bound_cpus;
+};
+
+thread_local std::vector<Saved> tls_saved;
+
+}  // namespace
+
+Runtime& runtime() {
+  static Runtime* rt = make_runtime();
+  return *rt;
+}
+
+ThreadState& this_thread() {
+  ThreadState* ts = tls_thread;
+  if (ts) return *ts;
+  Runtime& rt = runtime();
+  ts = new ThreadState;  // lives as long as the process (threadprivate data may point here)
+  tls_thread = ts;
+  ts->own_team = std::make_unique<Team>();
+  reset_team(*ts->own_team, 1);
+  ts->own_team->threads[0] = ts;
+  ts->team = ts->own_team.get();
+  ts->partition = rt.places;
+  init_implicit_task(*ts, rt.initial_icvs, ts->team);
+  return *ts;
+}
+
+Icvs& current_icvs() { return this_thread().task->icvs; }
+
+void fork_start(void (*fn)(void*), void* data, unsigned requested, unsigned proc_bind_clause, const LoopSpec* loop) {
+  Runtime& rt = runtime();
+  ThreadState& ts = this_thread();
+  Team& parent = *ts.team;
+  const Icvs& picvs = ts.task->icvs;
+  int n = requested ? static_cast<int>(requested) : picvs.nthreads;
+  if (n < 1) n = 1;
+  if (parent.active_level >= picvs.max_active_levels) n = 1;
+  if (picvs.thread_limit > 0) {
+    int idle;
+    {
+      std::lock_guard<std::mutex> lock(rt.pool_mutex);
+      idle = static_cast<int>(rt.pool.size());
+    }
+    int busy = rt.live_threads.load(std::memory_order_relaxed) - idle;
+    n = std::max(1, std::min(n, picvs.thread_limit - busy + 1));
+  }
+  if (picvs.dynamic) n = std::min(n, rt.usable_pus);
+  // Binding policy of the new team.
+  const Settings& s = rt.settings;
+  ProcBind bind;
+  bool canopy_default = false;
+  if (!s.proc_bind.empty()) {
+    bind = s.proc_bind[std::min<std::size_t>(picvs.bind_level, s.proc_bind.size() - 1)];
+    if (bind != ProcBind::False && proc_bind_clause >= 2 && proc_bind_clause <= 4)
+      bind = static_cast<ProcBind>(proc_bind_clause);
+  } else if (rt.places_set) {
+    bind = proc_bind_clause >= 2 && proc_bind_clause <= 4 ? static_cast<ProcBind>(proc_bind_clause) : ProcBind::True;
+  } else {
+    canopy_default = proc_bind_clause < 2 || proc_bind_clause > 4;
+    bind = canopy_default ? ProcBind::Spread : static_cast<ProcBind>(proc_bind_clause);
+  }
+  if (bind == ProcBind::True) bind = ProcBind::Spread;
+
+  const std::size_t depth = tls_saved.size();
+  while (ts.forked_teams.size() <= depth) ts.forked_teams.push_back(std::make_unique<Team>());
+  Team* team = ts.forked_teams[depth].get();
+  reset_team(*team, n);
+  team->in_use = true;
+  team->level = parent.level + 1;
+  team->active_level = parent.active_level + (n > 1 ? 1 : 0);
+  team->parent = &parent;
+  team->parent_thread_num = ts.num;
+  team->fn = fn;
+  team->data = data;
+  if (loop) {
+    team->has_initial_loop = true;
+    team->initial_loop = *loop;
+  }
+
+  Icvs child = picvs;
+  child.nthreads_level = picvs.nthreads_level + 1;
+  if (child.nthreads_level < static_cast<int>(s.num_threads.size())) child.nthreads = s.num_threads[child.nthreads_level];
+  child.bind_level = picvs.bind_level + 1;
+
+  Placement pl = (n > 1 || team->level == 1) ? place_team(ts, n, bind, canopy_default) : Placement{};
+
+  // Save the primary thread's state (restored by join_end).
+  tls_saved.push_back(Saved{ts.team, ts.num, ts.task, ts.ws_count, ts.loop, ts.partition, ts.place, std::move(ts.implicit), ts.bound_cpus});
+
+  // Workers: the ones this thread used last time first (they are warm and bound), then the pool.
+  std::vector<ThreadState*> workers(n > 0 ? n - 1 : 0, nullptr);
+  if (n > 1) {
+    std::lock_guard<std::mutex> lock(rt.pool_mutex);
+    for (int i = 1; i < n; ++i) {
+      if (i - 1 < static_cast<int>(ts.last_workers.size())) {
+        ThreadState* w = ts.last_workers[i - 1];
+        if (w->idle.load(std::memory_order_relaxed)) {
+          auto it = std::find(rt.pool.begin(), rt.pool.end(), w);
+          if (it != rt.pool.end()) {
+            rt.pool.erase(it);
+            w->idle.store(false, std::memory_order_relaxed);
+            workers[i - 1] = w;
+          }
+        }
+      }
+    }
+    for (int i = 1; i < n; ++i) {
+      if (workers[i - 1]) continue;
+      if (!rt.pool.empty()) {
+        workers[i - 1] = rt.pool.back();
+        rt.pool.pop_back();
+        workers[i - 1]->idle.store(false, std::memory_order_relaxed);
+      }
+    }
+  }
+  for (auto& w : workers)
+    if (!w) w = new_worker();
+  ts.last_workers = workers;
+
+  team->threads[0] = &ts;
+  for (int i = 1; i < n; ++i) {
+    ThreadState* w = workers[i - 1];
+    team->threads[i] = w;
+    w->team = team;
+    w->num = i;
+    w->ws_count = 0;
+    w->loop = LoopCursor{};
+    if (!pl.partitions.empty()) {
+      w->partition = pl.partitions[i];
+      w->place = pl.place_idx[i];
+      w->want_cpus = pl.cpus[i];
+    } else {
+      w->want_cpus.clear();
+    }
+    init_implicit_task(*w, child, team);
+  }
+  for (int i = 1; i < n; ++i) {
+    ThreadState* w = workers[i - 1];
+    w->wake.store(1, std::memory_order_release);
+    futex_wake(w->wake, 1);
+  }
+  ts.team = team;
+  ts.num = 0;
+  ts.ws_count = 0;
+  ts.loop = LoopCursor{};
+  if (!pl.partitions.empty()) {
+    ts.partition = pl.partitions[0];
+    ts.place = pl.place_idx[0];
+    bind_to(ts, pl.cpus[0]);
+  }
+  ts.implicit = nullptr;
+  init_implicit_task(ts, child, team);
+  if (rt.settings.display_affinity) display_affinity_if_changed(ts);
+  if (loop) loop_enter(*loop);
+}
+
+void join_end() {
+  ThreadState& ts = this_thread();
+  Team* team = ts.team;
+  primary_join(ts, *team);
+  team->in_use = false;
+  Saved sv = std::move(tls_saved.back());
+  tls_saved.pop_back();
+  ts.team = sv.team;
+  ts.num = sv.num;
+  ts.task = sv.task;
+  ts.ws_count = sv.ws_count;
+  ts.loop = sv.loop;
+  ts.partition = sv.partition;
+  ts.place = sv.place;
+  ts.implicit = std::move(sv.implicit);
+  if (!sv.bound_cpus.empty()) bind_to(ts, sv.bound_cpus);  // back to the place it had in the enclosing team
+}
+
+void fork_join(void (*fn)(void*), void* data, unsigned requested, unsigned proc_bind, const LoopSpec* loop) {
+  fork_start(fn, data, requested, proc_bind, loop);
+  fn(data);
+  join_end();
+}
+
+namespace {
+
+bool barrier_wait(Team& team, bool cancellable) {
+  Barrier& b = team.barrier;
+  const std::uint32_t n = static_cast<std::uint32_t>(team.nthreads);
+  if (n == 1) {
+    while (team_pending_tasks(team) > 0)
+      if (!run_one_task(team)) cpu_relax();
+    return cancellable && team.cancel_parallel.load();
+  }
+  const std::uint32_t gen = b.generation.load(std::memory_order_acquire);
+  b.arrived.fetch_add(1, std::memory_order_acq_rel);
+  int spins = spin_budget();
+  for (;;) {
+    if (b.generation.load(std::memory_order_acquire) != gen) break;
+    if (cancellable && team.cancel_parallel.load(std::memory_order_relaxed)) return true;
+    if (run_one_task(team)) continue;
+    if (b.arrived.load(std::memory_order_acquire) == n && team_pending_tasks(team) == 0) {
+      std::uint32_t expected = n;
+      if (b.arrived.compare_exchange_strong(expected, 0, std::memory_order_acq_rel)) {
+        b.generation.store(gen + 1, std::memory_order_release);
+        b.event.fetch_add(1, std::memory_order_seq_cst);
+        if (b.sleepers.load(std::memory_order_seq_cst) > 0) futex_wake(b.event, -1);
+        break;
+      }
+      continue;
+    }
+    if (spins > 0) {
+      --spins;
+      cpu_relax();
+      continue;
+    }
+    b.sleepers.fetch_add(1, std::memory_order_seq_cst);
+    std::uint32_t ev = b.event.load(std::memory_order_seq_cst);
+    TaskQueue* q = team.tasks.get();
+    bool ready = b.generation.load(std::memory_order_acquire) != gen ||
+                 (b.arrived.load() == n && team_pending_tasks(team) == 0) || (q && q->queued.load() > 0) ||
+                 (cancellable && team.cancel_parallel.load());
+    if (!ready) futex_wait(b.event, ev);
+    b.sleepers.fetch_sub(1, std::memory_order_relaxed);
+  }
+  return cancellable && team.cancel_parallel.load(std::memory_order_relaxed);
+}
+
+}  // namespace
+
+void wake_team_waiters(Team& team) {
+  Barrier& b = team.barrier;
+  b.event.fetch_add(1, std::memory_order_seq_cst);
+  if (b.sleepers.load(std::memory_order_seq_cst) > 0) futex_wake(b.event, -1);
+}
+
+void run_as_initial_task(void (*fn)(void*), void* data, int thread_limit) {
+  ThreadState& ts = this_thread();
+  tls_saved.push_back(Saved{ts.team, ts.num, ts.task, ts.ws_count, ts.loop, ts.partition, ts.place, std::move(ts.implicit), ts.bound_cpus});
+  const std::size_t depth = tls_saved.size() - 1;
+  while (ts.forked_teams.size() <= depth) ts.forked_teams.push_back(std::make_unique<Team>());
+  Team* team = ts.forked_teams[depth].get();
+  reset_team(*team, 1);
+  team->level = 0;
+  team->active_level = 0;
+  team->parent = nullptr;
+  team->threads[0] = &ts;
+  ts.team = team;
+  ts.num = 0;
+  ts.ws_count = 0;
+  ts.loop = LoopCursor{};
+  init_implicit_task(ts, runtime().initial_icvs, team);
+  if (thread_limit > 0) ts.task->icvs.thread_limit = thread_limit;
+  fn(data);
+  while (team_pending_tasks(*team) > 0)
+    if (!run_one_task(*team)) cpu_relax();
+  Saved sv = std::move(tls_saved.back());
+  tls_saved.pop_back();
+  ts.team = sv.team;
+  ts.num = sv.num;
+  ts.task = sv.task;
+  ts.ws_count = sv.ws_count;
+  ts.loop = sv.loop;
+  ts.partition = sv.partition;
+  ts.place = sv.place;
+  ts.implicit = std::move(sv.implicit);
+}
+
+void team_barrier() { barrier_wait(*this_thread().team, false); }
+bool team_barrier_cancellable() { return barrier_wait(*this_thread().team, true); }
+
+}  // namespace canopy::omp

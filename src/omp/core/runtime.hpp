@@ -1,0 +1,179 @@
+// The OpenMP runtime's core state: the process-wide Runtime (settings, the
+// pool of idle threads, placement), one ThreadState per OS thread that takes
+// part in OpenMP (an OpenMP thread never moves to another OS thread: GCC's
+// threadprivate is native TLS), teams (nested ones too), the per-task ICVs
+// and the team's work-share ring. The gomp/ and api/ files are thin entry
+// points over the functions declared here.
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "settings.hpp"
+
+namespace canopy::omp {
+
+struct Team;
+struct Task;
+struct ThreadState;
+
+// The data-environment ICVs a task carries (OpenMP 5.1, 2.4).
+struct Icvs {
+  int nthreads = 1;           // nthreads-var (first element of the list for this level)
+  int nthreads_level = 0;     // which element of settings.num_threads this level uses
+  bool dynamic = false;       // dyn-var
+  int max_active_levels = 1;  // max-active-levels-var
+  Schedule run_sched;         // run-sched-var
+  int bind_level = 0;         // index into settings.proc_bind for the next team
+  int thread_limit = 0;       // thread-limit-var (0: unlimited)
+  int default_device = 0;
+};
+
+// One place: OS CPUs. A thread's partition is a list of places.
+using PlaceList = std::vector<std::vector<int>>;
+
+// A loop to set up in every thread of a team (parallel loop and parallel
+// sections constructs), see workshare.hpp.
+struct LoopSpec {
+  std::uint64_t count = 0;   // iterations
+  int kind = 1;              // ScheduleKind (auto is static)
+  std::uint64_t chunk = 0;   // 0: default
+  bool ordered = false;
+  std::uint64_t mem_size = 0;            // GOMP_loop_start's per-work-share memory (0: none)
+  unsigned ndims = 0;                    // doacross dimensions
+  const std::uint64_t* dims = nullptr;   // doacross iteration counts per dimension
+  std::uint64_t base = 0, step = 1;      // the ABI's start and increment (iteration i is base + i * step)
+};
+
+// A loop, sections or single construct shared by the team (one ring slot).
+struct WorkShare {
+  std::mutex m;
+  long id = -1;            // work-share sequence number held, -1 free
+  long next_id = 0;        // the sequence number that may take the slot next
+  std::atomic<int> left{0};
+  // Loops (iteration space normalised to [0, count)), sections (count = sections).
+  std::uint64_t count = 0;
+  std::uint64_t chunk = 1;
+  int kind = 1;                         // ScheduleKind
+  std::atomic<std::uint64_t> next{0};   // dynamic / guided hand-out position
+  std::mutex handout;                   // ordered hand-out (position and sequence move together)
+  std::uint64_t seq_handed = 0;
+  alignas(64) std::atomic<std::uint32_t> ordered_turn{0};  // chunk sequence allowed in `ordered`
+  std::atomic<bool> single_taken{false};
+  std::atomic<bool> cancelled{false};  // cancel for / sections
+  std::vector<char> mem;                // GOMP_loop_start's per-work-share memory
+  // Doacross: per outer iteration, how far (flattened inner index + 1) posts reached.
+  std::unique_ptr<std::atomic<std::uint64_t>[]> doacross;
+  std::vector<std::uint64_t> dims;
+};
+
+constexpr int kWorkShareRing = 64;
+
+// A thread's position in its current loop.
+struct LoopCursor {
+  WorkShare* ws = nullptr;
+  std::uint64_t static_next = 0;   // static: next chunk number of this thread
+  std::uint64_t seq = 0;           // ordered: sequence of the chunk being run
+  bool has_chunk = false;
+  bool ordered = false;
+  std::uint64_t base = 0, step = 1;  // from LoopSpec
+};
+
+// The per-team barrier: arrivals counted, a generation word to sleep on.
+struct Barrier {
+  alignas(64) std::atomic<std::uint32_t> arrived{0};
+  alignas(64) std::atomic<std::uint32_t> generation{0};
+  std::atomic<std::uint32_t> event{0};     // bumped on release and on new tasks (futex word)
+  std::atomic<int> sleepers{0};
+};
+
+struct Team {
+  int nthreads = 1;
+  int level = 0;          // nesting level of the team (0: the initial team)
+  int active_level = 0;   // active (more than one thread) levels enclosing and including it
+  Team* parent = nullptr;
+  int parent_thread_num = 0;  // thread number of the primary thread in the parent team
+  std::vector<ThreadState*> threads;
+  Barrier barrier;
+  alignas(64) std::atomic<int> left{0};  // workers that finished the region (join)
+  WorkShare ws[kWorkShareRing];
+  void* copyprivate = nullptr;
+  std::atomic<bool> cancel_parallel{false};
+  bool in_use = false;
+  std::unique_ptr<struct TaskQueue> tasks;  // deferred tasks of this team (tasks.hpp)
+  void (*fn)(void*) = nullptr;
+  void* data = nullptr;
+  bool has_initial_loop = false;
+  LoopSpec initial_loop;
+};
+
+// One OS thread taking part in OpenMP.
+struct ThreadState {
+  Team* team = nullptr;
+  int num = 0;
+  Task* task = nullptr;              // the task running now (implicit or explicit)
+  std::unique_ptr<Task> implicit;    // this thread's implicit task in `team`
+  long ws_count = 0;                 // work shares entered in the current team region
+  LoopCursor loop;
+  std::unique_ptr<Team> own_team;    // initial team when this is an initial thread
+  // The teams this thread forks, one per nesting depth, never freed: a
+  // worker's last touches of a team it left (wake-ups) may come after the
+  // join, so a team's memory must outlive the region.
+  std::vector<std::unique_ptr<Team>> forked_teams;
+  PlaceList partition;               // place-partition-var
+  int place = -1;                    // index in runtime places, -1 unbound
+  std::vector<int> bound_cpus;       // what the OS thread is bound to now (empty: not bound by us)
+  std::vector<int> want_cpus;        // where the team that woke this worker wants it (empty: leave as is)
+  // Pool hand-off.
+  bool is_worker = false;
+  alignas(64) std::atomic<std::uint32_t> wake{0};
+  std::vector<ThreadState*> last_workers;  // the workers this thread's last team used, by slot
+  std::atomic<bool> idle{false};
+};
+
+struct Runtime {
+  Settings settings;
+  PlaceList places;              // settings.places or canopy's default (one per core)
+  bool places_set = false;       // OMP_PLACES / GOMP_CPU_AFFINITY given
+  int usable_pus = 1;
+  int num_cores = 1;
+  int spin_count = 20000;
+  std::atomic<int> live_threads{1};
+  std::mutex pool_mutex;
+  std::vector<ThreadState*> pool;   // idle workers
+  Icvs initial_icvs;
+};
+
+Runtime& runtime();
+// The calling thread's state, created on first use (an initial thread).
+ThreadState& this_thread();
+Icvs& current_icvs();
+
+// Fork a team running fn(data) on `requested` threads (0: nthreads-var),
+// proc_bind from the clause (0: none); the caller is thread 0. Joins.
+void fork_join(void (*fn)(void*), void* data, unsigned requested, unsigned proc_bind,
+               const LoopSpec* loop = nullptr);
+// Split form (GOMP_parallel_start / _end).
+void fork_start(void (*fn)(void*), void* data, unsigned requested, unsigned proc_bind,
+                const LoopSpec* loop = nullptr);
+void join_end();
+
+void wake_team_waiters(Team& team);  // new tasks or a worker leaving: wake sleepers
+// Runs fn(data) as a new initial task in a team of one at level 0 (the host
+// fallback of a target region), then restores the caller's state.
+void run_as_initial_task(void (*fn)(void*), void* data, int thread_limit = 0);
+
+void team_barrier();                 // a barrier of the current team (tasks run while waiting)
+bool team_barrier_cancellable();     // returns true when the parallel region was cancelled
+
+// The calling thread's OMP_AFFINITY_FORMAT line (format: nullptr or "" for
+// affinity-format-var); OMP_DISPLAY_AFFINITY's display at a region's start.
+std::string thread_affinity(const char* format);
+void display_affinity_if_changed(ThreadState& ts);
+
+[[noreturn]] void fatal(const char* fmt, ...);
+
+}  // namespace canopy::omp

@@ -1,0 +1,248 @@
+// Work-sharing constructs (see workshare.hpp). Ordered is a token passed in
+// chunk order: the thread running chunk k may enter `ordered` when the turn
+// is k, and passes the turn when it asks for its next chunk or leaves.
+#include "workshare.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <sched.h>
+
+#include "futex.hpp"
+#include "tasks.hpp"
+
+namespace canopy::omp {
+
+namespace {
+
+// The calling thread's next work-share slot; `init` runs in the first thread to arrive.
+template <class Init>
+WorkShare& ws_enter(ThreadState& ts, Init&& init) {
+  Team& team = *ts.team;
+  const long id = ts.ws_count++;
+  WorkShare& w = team.ws[id % kWorkShareRing];
+  for (;;) {
+    {
+      std::lock_guard<std::mutex> lock(w.m);
+      if (w.id == id) return w;
+      if (w.id == -1 && w.next_id == id) {
+        init(w);
+        w.id = id;
+        return w;
+      }
+    }
+    sched_yield();  // the slot still serves a construct kWorkShareRing behind: wait for the slow threads
+  }
+}
+
+void ws_leave(ThreadState& ts, WorkShare& w) {
+  if (w.left.fetch_add(1, std::memory_order_acq_rel) + 1 == ts.team->nthreads) {
+    std::lock_guard<std::mutex> lock(w.m);
+    w.left.store(0, std::memory_order_relaxed);
+    w.id = -1;
+    w.next_id += kWorkShareRing;
+  }
+}
+
+template <class Pred>
+void wait_word(std::atomic<std::uint32_t>& word, Pred&& done) {
+  int spins = spin_budget();
+  for (;;) {
+    std::uint32_t v = word.load(std::memory_order_acquire);
+    if (done(v)) return;
+    if (spins > 0) {
+      --spins;
+      cpu_relax();
+    } else {
+      futex_wait(word, v);
+    }
+  }
+}
+
+void pass_ordered_token(LoopCursor& c) {
+  if (!c.ordered || !c.has_chunk) return;
+  WorkShare& w = *c.ws;
+  const std::uint32_t mine = static_cast<std::uint32_t>(c.seq);
+  wait_word(w.ordered_turn, [&](std::uint32_t v) { return v == mine; });
+  w.ordered_turn.store(mine + 1, std::memory_order_release);
+  futex_wake(w.ordered_turn, -1);
+  c.has_chunk = false;
+}
+
+}  // namespace
+
+void runtime_schedule(int& kind, std::uint64_t& chunk) {
+  const Schedule& s = current_icvs().run_sched;
+  kind = s.kind == ScheduleKind::Auto ? 1 : static_cast<int>(s.kind);
+  chunk = s.chunk > 0 ? static_cast<std::uint64_t>(s.chunk) : 0;
+}
+
+WorkShare& loop_enter(const LoopSpec& spec) {
+  ThreadState& ts = this_thread();
+  WorkShare& w = ws_enter(ts, [&](WorkShare& s) {
+    s.count = spec.count;
+    s.kind = spec.kind == 4 ? 1 : spec.kind;
+    s.chunk = spec.chunk ? spec.chunk : (s.kind == 1 ? 0 : 1);
+    s.next.store(0, std::memory_order_relaxed);
+    s.seq_handed = 0;
+    s.ordered_turn.store(0, std::memory_order_relaxed);
+    s.single_taken.store(false, std::memory_order_relaxed);
+    s.cancelled.store(false, std::memory_order_relaxed);
+    s.mem.assign(spec.mem_size, 0);
+    if (spec.ndims > 0) {
+      s.dims.assign(spec.dims, spec.dims + spec.ndims);
+      s.doacross.reset(new std::atomic<std::uint64_t>[std::max<std::uint64_t>(1, spec.dims[0])]);
+      for (std::uint64_t i = 0; i < spec.dims[0]; ++i) s.doacross[i].store(0, std::memory_order_relaxed);
+    } else {
+      s.dims.clear();
+    }
+  });
+  ts.loop = LoopCursor{};
+  ts.loop.ws = &w;
+  ts.loop.ordered = spec.ordered;
+  ts.loop.base = spec.base;
+  ts.loop.step = spec.step;
+  return w;
+}
+
+bool loop_next(std::uint64_t& lo, std::uint64_t& hi) {
+  ThreadState& ts = this_thread();
+  LoopCursor& c = ts.loop;
+  WorkShare& w = *c.ws;
+  pass_ordered_token(c);
+  const std::uint64_t n = static_cast<std::uint64_t>(ts.team->nthreads);
+  const std::uint64_t me = static_cast<std::uint64_t>(ts.num);
+  switch (w.kind) {
+    case 1: {  // static
+      if (w.chunk == 0) {
+        if (c.static_next++ > 0) return false;
+        const std::uint64_t q = w.count / n, r = w.count % n;
+        lo = me * q + std::min(me, r);
+        hi = lo + q + (me < r ? 1 : 0);
+        c.seq = me;
+      } else {
+        const std::uint64_t idx = me + c.static_next++ * n;
+        if (idx >= (w.count + w.chunk - 1) / w.chunk) return false;
+        lo = idx * w.chunk;
+        hi = std::min(w.count, lo + w.chunk);
+        c.seq = idx;
+      }
+      c.has_chunk = true;
+      return lo < hi;
+    }
+    case 2: {  // dynamic
+      if (w.next.load(std::memory_order_relaxed) >= w.count) return false;
+      lo = w.next.fetch_add(w.chunk, std::memory_order_relaxed);
+      if (lo >= w.count) return false;
+      hi = std::min(w.count, lo + w.chunk);
+      c.seq = lo / w.chunk;
+      c.has_chunk = true;
+      return true;
+    }
+    default: {  // guided
+      if (c.ordered) {
+        std::lock_guard<std::mutex> lock(w.handout);
+        lo = w.next.load(std::memory_order_relaxed);
+        if (lo >= w.count) return false;
+        std::uint64_t size = std::max(w.chunk, (w.count - lo + n - 1) / n);
+        hi = std::min(w.count, lo + size);
+        w.next.store(hi, std::memory_order_relaxed);
+        c.seq = w.seq_handed++;
+        c.has_chunk = true;
+        return true;
+      }
+      std::uint64_t cur = w.next.load(std::memory_order_relaxed);
+      for (;;) {
+        if (cur >= w.count) return false;
+        std::uint64_t size = std::max(w.chunk, (w.count - cur + n - 1) / n);
+        std::uint64_t end = std::min(w.count, cur + size);
+        if (w.next.compare_exchange_weak(cur, end, std::memory_order_relaxed)) {
+          lo = cur;
+          hi = end;
+          c.has_chunk = true;
+          return true;
+        }
+      }
+    }
+  }
+}
+
+void loop_leave() {
+  ThreadState& ts = this_thread();
+  LoopCursor& c = ts.loop;
+  if (!c.ws) return;
+  pass_ordered_token(c);
+  WorkShare* w = c.ws;
+  c = LoopCursor{};
+  ws_leave(ts, *w);
+}
+
+void* loop_mem() {
+  WorkShare* w = this_thread().loop.ws;
+  return w && !w->mem.empty() ? w->mem.data() : nullptr;
+}
+
+void ordered_start() {
+  LoopCursor& c = this_thread().loop;
+  if (!c.ws || !c.ordered || !c.has_chunk) return;  // not in an ordered loop: nothing to order
+  const std::uint32_t mine = static_cast<std::uint32_t>(c.seq);
+  wait_word(c.ws->ordered_turn, [&](std::uint32_t v) { return v == mine; });
+}
+
+void ordered_end() {}
+
+namespace {
+std::uint64_t flatten_inner(const WorkShare& w, const std::uint64_t* idx) {
+  std::uint64_t f = 0;
+  for (std::size_t d = 1; d < w.dims.size(); ++d) f = f * w.dims[d] + idx[d];
+  return f;
+}
+}  // namespace
+
+void doacross_post(const std::uint64_t* idx) {
+  WorkShare* w = this_thread().loop.ws;
+  if (!w || w->dims.empty() || idx[0] >= w->dims[0]) return;
+  std::uint64_t v = flatten_inner(*w, idx) + 1;
+  std::atomic<std::uint64_t>& slot = w->doacross[idx[0]];
+  std::uint64_t cur = slot.load(std::memory_order_relaxed);
+  while (cur < v && !slot.compare_exchange_weak(cur, v, std::memory_order_release)) {
+  }
+}
+
+void doacross_wait(const std::uint64_t* idx) {
+  WorkShare* w = this_thread().loop.ws;
+  if (!w || w->dims.empty()) return;
+  for (std::size_t d = 0; d < w->dims.size(); ++d)
+    if (idx[d] >= w->dims[d]) return;  // a sink outside the iteration space is ignored
+  const std::uint64_t need = flatten_inner(*w, idx) + 1;
+  int spins = spin_budget();
+  while (w->doacross[idx[0]].load(std::memory_order_acquire) < need) {
+    if (spins > 0) {
+      --spins;
+      cpu_relax();
+    } else {
+      sched_yield();
+    }
+  }
+}
+
+bool single_start() {
+  ThreadState& ts = this_thread();
+  if (ts.team->nthreads == 1) return true;
+  WorkShare& w = ws_enter(ts, [](WorkShare& s) { s.single_taken.store(false, std::memory_order_relaxed); });
+  bool won = !w.single_taken.exchange(true, std::memory_order_acq_rel);
+  ws_leave(ts, w);
+  return won;
+}
+
+void* single_copy_start() {
+  if (single_start()) return nullptr;
+  team_barrier();
+  return this_thread().team->copyprivate;
+}
+
+void single_copy_end(void* data) {
+  this_thread().team->copyprivate = data;
+  team_barrier();
+}
+
+}  // namespace canopy::omp

@@ -1,0 +1,34 @@
+// Work-sharing constructs of a team: the ring of work-share slots (threads
+// may be several nowait constructs apart), loops over a normalised iteration
+// space [0, count) with static/dynamic/guided hand-out, ordered, sections,
+// single, copyprivate and doacross. The gomp/ files convert the ABI's
+// (start, end, incr) forms to and from iteration numbers.
+#pragma once
+#include <cstdint>
+
+#include "runtime.hpp"
+
+namespace canopy::omp {
+
+// The calling thread enters its next work share (the first thread to arrive
+// initialises it with `spec`). Returns the slot.
+WorkShare& loop_enter(const LoopSpec& spec);
+// Next chunk [lo, hi) of the calling thread; false when none left.
+bool loop_next(std::uint64_t& lo, std::uint64_t& hi);
+void loop_leave();      // the thread is done with its current loop (no barrier)
+void* loop_mem();       // the work share's memory (GOMP_loop_start's mem)
+
+void ordered_start();
+void ordered_end();
+
+void doacross_post(const std::uint64_t* idx);
+void doacross_wait(const std::uint64_t* idx);
+
+bool single_start();
+void* single_copy_start();
+void single_copy_end(void* data);
+
+// Resolves run-sched-var for schedule(runtime) into a kind and chunk.
+void runtime_schedule(int& kind, std::uint64_t& chunk);
+
+}  // namespace canopy::omp

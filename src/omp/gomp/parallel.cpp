@@ -1,0 +1,67 @@
+// GOMP_parallel* and GOMP_teams*: fork/join entry points.
+#include "../core/runtime.hpp"
+#include "../core/tasks.hpp"
+#include "abi.hpp"
+
+using namespace canopy::omp;
+
+CANOPY_GOMP void GOMP_parallel(void (*fn)(void*), void* data, unsigned num_threads, unsigned flags) {
+  fork_join(fn, data, num_threads, flags & 7);
+}
+CANOPY_GOMP void GOMP_parallel_start(void (*fn)(void*), void* data, unsigned num_threads) {
+  fork_start(fn, data, num_threads, 0);
+}
+CANOPY_GOMP void GOMP_parallel_end() { join_end(); }
+
+// Reductions of a parallel region with task reductions: GCC registers them
+// through GOMP_taskgroup_reduction_register; not supported in this cut.
+CANOPY_GOMP unsigned GOMP_parallel_reductions(void (*fn)(void*), void* data, unsigned num_threads, unsigned flags) {
+  (void)fn, (void)data, (void)num_threads, (void)flags;
+  fatal("task reductions (GOMP_parallel_reductions) are not supported yet");
+}
+
+// Host teams: a league of `num_teams` initial threads would need their own
+// contention groups; this cut runs the teams one after another on the caller.
+namespace {
+thread_local int tls_team_num = 0, tls_num_teams = 1;
+}
+int canopy_omp_team_num() { return tls_team_num; }
+int canopy_omp_num_teams() { return tls_num_teams; }
+
+CANOPY_GOMP void GOMP_teams_reg(void (*fn)(void*), void* data, unsigned num_teams, unsigned thread_limit, unsigned flags) {
+  (void)flags;
+  const Settings& s = runtime().settings;
+  if (num_teams == 0) num_teams = s.num_teams > 0 ? static_cast<unsigned>(s.num_teams) : 1;
+  if (thread_limit == 0 && s.teams_thread_limit > 0) thread_limit = static_cast<unsigned>(s.teams_thread_limit);
+  Icvs saved = current_icvs();
+  if (thread_limit) current_icvs().thread_limit = static_cast<int>(thread_limit);
+  tls_num_teams = static_cast<int>(num_teams);
+  for (unsigned t = 0; t < num_teams; ++t) {
+    tls_team_num = static_cast<int>(t);
+    fn(data);
+  }
+  tls_team_num = 0;
+  tls_num_teams = 1;
+  current_icvs() = saved;
+}
+
+// Teams inside a target region on the host (the fallback): GCC loops while
+// this returns true, once per team.
+CANOPY_GOMP bool GOMP_teams4(unsigned low, unsigned high, unsigned thread_limit, bool first) {
+  (void)high;
+  if (first) {
+    if (thread_limit) current_icvs().thread_limit = static_cast<int>(thread_limit);
+    tls_num_teams = low ? static_cast<int>(low) : 1;
+    tls_team_num = 0;
+    return true;
+  }
+  if (++tls_team_num < tls_num_teams) return true;
+  tls_team_num = 0;
+  tls_num_teams = 1;
+  return false;
+}
+
+CANOPY_GOMP void GOMP_teams(unsigned num_teams, unsigned thread_limit) {
+  (void)num_teams;
+  if (thread_limit) current_icvs().thread_limit = static_cast<int>(thread_limit);
+}

@@ -1,0 +1,97 @@
+// Barriers, critical, atomic, single/copyprivate, ordered, cancellation,
+// error directives.
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+
+#include "../core/runtime.hpp"
+#include "../core/tasks.hpp"
+#include "../core/workshare.hpp"
+#include "abi.hpp"
+
+using namespace canopy::omp;
+
+namespace {
+std::mutex g_critical, g_atomic;
+constexpr int kCancelParallel = 1, kCancelLoop = 2, kCancelSections = 4, kCancelTaskgroup = 8;
+}  // namespace
+
+CANOPY_GOMP void GOMP_barrier() { team_barrier(); }
+CANOPY_GOMP bool GOMP_barrier_cancel() { return team_barrier_cancellable(); }
+
+CANOPY_GOMP void GOMP_critical_start() { g_critical.lock(); }
+CANOPY_GOMP void GOMP_critical_end() { g_critical.unlock(); }
+
+// Named critical: *pptr is a per-name pointer GCC zero-initialises; the
+// first user installs a mutex there.
+namespace {
+std::mutex* named_mutex(void** pptr) {
+  auto* slot = reinterpret_cast<std::atomic<std::mutex*>*>(pptr);
+  std::mutex* m = slot->load(std::memory_order_acquire);
+  if (m) return m;
+  auto* fresh = new std::mutex;
+  if (slot->compare_exchange_strong(m, fresh, std::memory_order_acq_rel)) return fresh;
+  delete fresh;
+  return m;
+}
+}  // namespace
+CANOPY_GOMP void GOMP_critical_name_start(void** pptr) { named_mutex(pptr)->lock(); }
+CANOPY_GOMP void GOMP_critical_name_end(void** pptr) { named_mutex(pptr)->unlock(); }
+
+CANOPY_GOMP void GOMP_atomic_start() { g_atomic.lock(); }
+CANOPY_GOMP void GOMP_atomic_end() { g_atomic.unlock(); }
+
+CANOPY_GOMP bool GOMP_single_start() { return single_start(); }
+CANOPY_GOMP void* GOMP_single_copy_start() { return single_copy_start(); }
+CANOPY_GOMP void GOMP_single_copy_end(void* data) { single_copy_end(data); }
+
+CANOPY_GOMP void GOMP_ordered_start() { ordered_start(); }
+CANOPY_GOMP void GOMP_ordered_end() { ordered_end(); }
+
+// scope construct: GCC emits its barrier itself; only reductions come here.
+CANOPY_GOMP void GOMP_scope_start(uintptr_t* reductions) {
+  if (reductions) fatal("task reductions on scope (GOMP_scope_start) are not supported yet");
+}
+
+CANOPY_GOMP bool GOMP_cancellation_point(int which) {
+  if (!runtime().settings.cancellation) return false;
+  ThreadState& ts = this_thread();
+  if (ts.team->cancel_parallel.load(std::memory_order_acquire)) return true;
+  if (which & (kCancelLoop | kCancelSections)) return ts.loop.ws && ts.loop.ws->cancelled.load(std::memory_order_acquire);
+  if (which & kCancelTaskgroup) {
+    TaskGroup* g = ts.task->member_of ? ts.task->member_of : ts.task->group;
+    return g && g->cancelled.load(std::memory_order_acquire);
+  }
+  return false;
+}
+
+CANOPY_GOMP bool GOMP_cancel(int which, bool do_cancel) {
+  if (!runtime().settings.cancellation) return false;
+  if (!do_cancel) return GOMP_cancellation_point(which);
+  ThreadState& ts = this_thread();
+  if (which & kCancelParallel) {
+    ts.team->cancel_parallel.store(true, std::memory_order_release);
+    wake_team_waiters(*ts.team);
+  } else if (which & (kCancelLoop | kCancelSections)) {
+    if (ts.loop.ws) ts.loop.ws->cancelled.store(true, std::memory_order_release);
+  } else if (which & kCancelTaskgroup) {
+    TaskGroup* g = ts.task->group ? ts.task->group : ts.task->member_of;
+    if (g) g->cancelled.store(true, std::memory_order_release);
+  }
+  return true;
+}
+
+CANOPY_GOMP void GOMP_error(const char* msg, size_t len) {
+  if (msg)
+    std::fprintf(stderr, "fatal error: %.*s\n", len == ~size_t(0) ? static_cast<int>(std::strlen(msg)) : static_cast<int>(len), msg);
+  else
+    std::fputs("fatal error: error directive encountered\n", stderr);
+  std::exit(EXIT_FAILURE);
+}
+CANOPY_GOMP void GOMP_warning(const char* msg, size_t len) {
+  if (msg)
+    std::fprintf(stderr, "warning: %.*s\n", len == ~size_t(0) ? static_cast<int>(std::strlen(msg)) : static_cast<int>(len), msg);
+  else
+    std::fputs("warning: error directive encountered\n", stderr);
+}
