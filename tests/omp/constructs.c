@@ -8,8 +8,9 @@ int canopy_omp_is_canopy(void) __attribute__((weak));
 #define CHECK(c) do { if (!(c)) { fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); exit(1); } } while (0)
 int main(void) {
   CHECK(canopy_omp_is_canopy && canopy_omp_is_canopy());
-  /* doacross: a[i][j] depends on a[i-1][j] and a[i][j-1] */
-  static int a[64][64];
+  /* doacross: a[i][j] depends on a[i-1][j] and a[i][j-1]; unsigned because
+     the far corner's binomials overflow (wrapping is defined for unsigned) */
+  static unsigned a[64][64];
   for (int nt = 1; nt <= 8; nt *= 2) {
 #pragma omp parallel for ordered(2) num_threads(nt) schedule(dynamic)
     for (int i = 0; i < 64; ++i)
@@ -19,7 +20,7 @@ int main(void) {
 #pragma omp ordered depend(source)
       }
     /* a[i][j] = a[i-1][j] + a[i][j-1] + 1 = C(i+j+2, i+1) - 1 */
-    CHECK(a[1][1] == 5 && a[2][2] == 19 && a[5][7] == 3002 && a[10][10] == 705431);
+    CHECK(a[1][1] == 5u && a[2][2] == 19u && a[5][7] == 3002u && a[10][10] == 705431u);
   }
   /* cancellation (needs OMP_CANCELLATION=true) */
   int ran = 0;
