@@ -162,9 +162,14 @@ CANOPY_GOMP size_t omp_capture_affinity(char* buf, size_t size, const char* form
   return s.size();
 }
 CANOPY_GOMP void omp_display_env(int verbose) { display_env(runtime().settings, verbose != 0, std::cerr); }
+// Both kinds (soft and hard) end the idle pool's OS threads: canopy keeps no
+// other resource worth releasing, and a hard pause must not let threadprivate
+// data survive (GCC's pause-2 checks that new threads start fresh).
 CANOPY_GOMP int omp_pause_resource(int kind, int device) {
-  (void)kind;
-  return device == 0 ? 0 : -1;  // idle threads already sleep; nothing else to release yet
+  if (device != omp_get_initial_device()) return -1;
+  if (kind != 1 && kind != 2) return -1;  // omp_pause_soft, omp_pause_hard
+  release_idle_workers();
+  return 0;
 }
 CANOPY_GOMP int omp_pause_resource_all(int kind) { return omp_pause_resource(kind, 0); }
 CANOPY_GOMP void omp_fulfill_event(void* e) { fulfill_event(e); }

@@ -269,6 +269,13 @@ void* worker_main(void* arg) {
       }
     }
     ts->wake.store(0, std::memory_order_relaxed);
+    if (ts->retire) {
+      // Released by omp_pause_resource: out of the pool already. The
+      // ThreadState stays allocated (other threads' last_workers may still
+      // name it; they find it not idle and skip it).
+      runtime().live_threads.fetch_sub(1, std::memory_order_relaxed);
+      return nullptr;
+    }
     bind_to(*ts, ts->want_cpus);
     run_implicit(*ts);
     worker_join(*ts);
@@ -340,16 +347,21 @@ void fork_start(void (*fn)(void*), void* data, unsigned requested, unsigned proc
   int n = requested ? static_cast<int>(requested) : picvs.nthreads;
   if (n < 1) n = 1;
   if (parent.active_level >= picvs.max_active_levels) n = 1;
-  if (picvs.thread_limit > 0) {
-    int idle;
-    {
-      std::lock_guard<std::mutex> lock(rt.pool_mutex);
-      idle = static_cast<int>(rt.pool.size());
-    }
-    int busy = rt.live_threads.load(std::memory_order_relaxed) - idle;
-    n = std::max(1, std::min(n, picvs.thread_limit - busy + 1));
-  }
   if (picvs.dynamic) n = std::min(n, rt.usable_pus);
+  // Reserve the n - 1 workers against thread-limit-var (the initial thread
+  // is the one thread outside the count): a compare-and-swap so that
+  // threads forking nested regions at the same time share the limit.
+  int reserved = std::max(0, n - 1);
+  if (picvs.thread_limit > 0) {
+    int busy = rt.busy_workers.load(std::memory_order_relaxed);
+    for (;;) {
+      reserved = std::max(0, std::min(n - 1, picvs.thread_limit - 1 - busy));
+      if (rt.busy_workers.compare_exchange_weak(busy, busy + reserved, std::memory_order_acq_rel)) break;
+    }
+    n = reserved + 1;
+  } else {
+    rt.busy_workers.fetch_add(reserved, std::memory_order_acq_rel);
+  }
   // Binding policy of the new team.
   const Settings& s = rt.settings;
   ProcBind bind;
@@ -375,6 +387,9 @@ void fork_start(void (*fn)(void*), void* data, unsigned requested, unsigned proc
   team->active_level = parent.active_level + (n > 1 ? 1 : 0);
   team->parent = &parent;
   team->parent_thread_num = ts.num;
+  team->team_num = parent.team_num;
+  team->num_teams = parent.num_teams;
+  team->reserved_workers = reserved;
   team->fn = fn;
   team->data = data;
   if (loop) {
@@ -463,6 +478,8 @@ void join_end() {
   ThreadState& ts = this_thread();
   Team* team = ts.team;
   primary_join(ts, *team);
+  runtime().busy_workers.fetch_sub(team->reserved_workers, std::memory_order_acq_rel);
+  team->reserved_workers = 0;
   team->in_use = false;
   Saved sv = std::move(tls_saved.back());
   tls_saved.pop_back();
@@ -529,6 +546,25 @@ bool barrier_wait(Team& team, bool cancellable) {
 
 }  // namespace
 
+int release_idle_workers() {
+  Runtime& rt = runtime();
+  std::vector<ThreadState*> released;
+  {
+    std::lock_guard<std::mutex> lock(rt.pool_mutex);
+    released.swap(rt.pool);
+    for (ThreadState* w : released) {
+      w->idle.store(false, std::memory_order_relaxed);
+      w->retire = true;
+    }
+  }
+  for (ThreadState* w : released) {
+    w->wake.store(1, std::memory_order_release);
+    futex_wake(w->wake, 1);
+  }
+  this_thread().last_workers.clear();
+  return static_cast<int>(released.size());
+}
+
 void wake_team_waiters(Team& team) {
   Barrier& b = team.barrier;
   b.event.fetch_add(1, std::memory_order_seq_cst);
@@ -545,6 +581,9 @@ void run_as_initial_task(void (*fn)(void*), void* data, int thread_limit) {
   team->level = 0;
   team->active_level = 0;
   team->parent = nullptr;
+  team->team_num = 0;
+  team->num_teams = 1;
+  team->reserved_workers = 0;
   team->threads[0] = &ts;
   ts.team = team;
   ts.num = 0;

@@ -96,6 +96,10 @@ struct Team {
   int active_level = 0;   // active (more than one thread) levels enclosing and including it
   Team* parent = nullptr;
   int parent_thread_num = 0;  // thread number of the primary thread in the parent team
+  // The league this team's threads belong to (host teams construct):
+  // inherited by nested teams, reset to one team by a target region.
+  int team_num = 0, num_teams = 1;
+  int reserved_workers = 0;   // workers counted in Runtime::busy_workers for this region
   std::vector<ThreadState*> threads;
   Barrier barrier;
   alignas(64) std::atomic<int> left{0};  // workers that finished the region (join)
@@ -132,6 +136,7 @@ struct ThreadState {
   alignas(64) std::atomic<std::uint32_t> wake{0};
   std::vector<ThreadState*> last_workers;  // the workers this thread's last team used, by slot
   std::atomic<bool> idle{false};
+  bool retire = false;   // set before a wake-up: the worker's OS thread ends (omp_pause_resource)
 };
 
 struct Runtime {
@@ -142,6 +147,10 @@ struct Runtime {
   int num_cores = 1;
   int spin_count = 20000;
   std::atomic<int> live_threads{1};
+  // Workers handed to running regions (not the initial threads): what
+  // thread-limit-var bounds, counted at the fork and released at the join
+  // so concurrent nested forks cannot exceed the limit together.
+  std::atomic<int> busy_workers{0};
   std::mutex pool_mutex;
   std::vector<ThreadState*> pool;   // idle workers
   Icvs initial_icvs;
@@ -160,6 +169,11 @@ void fork_join(void (*fn)(void*), void* data, unsigned requested, unsigned proc_
 void fork_start(void (*fn)(void*), void* data, unsigned requested, unsigned proc_bind,
                 const LoopSpec* loop = nullptr);
 void join_end();
+
+// omp_pause_resource on the host: the idle workers of the pool end their OS
+// threads (so their threadprivate data goes with them); the next regions
+// start new ones. Returns how many were released.
+int release_idle_workers();
 
 void wake_team_waiters(Team& team);  // new tasks or a worker leaving: wake sleepers
 // Runs fn(data) as a new initial task in a team of one at level 0 (the host
