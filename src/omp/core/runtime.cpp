@@ -353,14 +353,15 @@ void fork_start(void (*fn)(void*), void* data, unsigned requested, unsigned proc
   // threads forking nested regions at the same time share the limit.
   int reserved = std::max(0, n - 1);
   if (picvs.thread_limit > 0) {
-    int busy = rt.busy_workers.load(std::memory_order_relaxed);
+    std::atomic<int>& count = parent.group_root->busy_workers;
+    int busy = count.load(std::memory_order_relaxed);
     for (;;) {
       reserved = std::max(0, std::min(n - 1, picvs.thread_limit - 1 - busy));
-      if (rt.busy_workers.compare_exchange_weak(busy, busy + reserved, std::memory_order_acq_rel)) break;
+      if (count.compare_exchange_weak(busy, busy + reserved, std::memory_order_acq_rel)) break;
     }
     n = reserved + 1;
   } else {
-    rt.busy_workers.fetch_add(reserved, std::memory_order_acq_rel);
+    parent.group_root->busy_workers.fetch_add(reserved, std::memory_order_acq_rel);
   }
   // Binding policy of the new team.
   const Settings& s = rt.settings;
@@ -389,6 +390,7 @@ void fork_start(void (*fn)(void*), void* data, unsigned requested, unsigned proc
   team->parent_thread_num = ts.num;
   team->team_num = parent.team_num;
   team->num_teams = parent.num_teams;
+  team->group_root = parent.group_root;
   team->reserved_workers = reserved;
   team->fn = fn;
   team->data = data;
@@ -478,7 +480,7 @@ void join_end() {
   ThreadState& ts = this_thread();
   Team* team = ts.team;
   primary_join(ts, *team);
-  runtime().busy_workers.fetch_sub(team->reserved_workers, std::memory_order_acq_rel);
+  team->group_root->busy_workers.fetch_sub(team->reserved_workers, std::memory_order_acq_rel);
   team->reserved_workers = 0;
   team->in_use = false;
   Saved sv = std::move(tls_saved.back());
@@ -583,6 +585,8 @@ void run_as_initial_task(void (*fn)(void*), void* data, int thread_limit) {
   team->parent = nullptr;
   team->team_num = 0;
   team->num_teams = 1;
+  team->group_root = team;  // a target region's initial task starts a contention group
+  team->busy_workers.store(0, std::memory_order_relaxed);
   team->reserved_workers = 0;
   team->threads[0] = &ts;
   ts.team = team;

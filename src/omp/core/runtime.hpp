@@ -99,7 +99,14 @@ struct Team {
   // The league this team's threads belong to (host teams construct):
   // inherited by nested teams, reset to one team by a target region.
   int team_num = 0, num_teams = 1;
-  int reserved_workers = 0;   // workers counted in Runtime::busy_workers for this region
+  // Contention group (what thread-limit-var bounds): the team of an initial
+  // thread or of a target region's initial task is a group's root, and
+  // counts in busy_workers the workers its regions hold (reserved at the
+  // fork with a compare-and-swap, released at the join, so nested regions
+  // forked at the same time never exceed the limit together).
+  Team* group_root = this;
+  std::atomic<int> busy_workers{0};  // meaningful in a root only
+  int reserved_workers = 0;          // this region's share of group_root->busy_workers
   std::vector<ThreadState*> threads;
   Barrier barrier;
   alignas(64) std::atomic<int> left{0};  // workers that finished the region (join)
@@ -147,10 +154,6 @@ struct Runtime {
   int num_cores = 1;
   int spin_count = 20000;
   std::atomic<int> live_threads{1};
-  // Workers handed to running regions (not the initial threads): what
-  // thread-limit-var bounds, counted at the fork and released at the join
-  // so concurrent nested forks cannot exceed the limit together.
-  std::atomic<int> busy_workers{0};
   std::mutex pool_mutex;
   std::vector<ThreadState*> pool;   // idle workers
   Icvs initial_icvs;
