@@ -97,7 +97,9 @@ CANOPY_GOMP int omp_get_cancellation() { return runtime().settings.cancellation;
 CANOPY_GOMP int omp_get_proc_bind() {
   const Settings& s = runtime().settings;
   if (s.proc_bind.empty()) return runtime().places_set ? 1 : 4;  // canopy's default spreads (as omp_proc_bind_spread)
-  return static_cast<int>(s.proc_bind[std::min<std::size_t>(current_icvs().bind_level, s.proc_bind.size() - 1)]);
+  const Icvs& icvs = current_icvs();
+  if (icvs.bind_var >= 0) return icvs.bind_var;
+  return static_cast<int>(s.proc_bind[std::min<std::size_t>(icvs.bind_level, s.proc_bind.size() - 1)]);
 }
 CANOPY_GOMP void omp_set_default_device(int d) { current_icvs().default_device = d; }
 CANOPY_GOMP int omp_get_default_device() { return current_icvs().default_device; }

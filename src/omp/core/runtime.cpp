@@ -367,10 +367,16 @@ void fork_start(void (*fn)(void*), void* data, unsigned requested, unsigned proc
   const Settings& s = rt.settings;
   ProcBind bind;
   bool canopy_default = false;
+  int child_bind_var = -1;
   if (!s.proc_bind.empty()) {
-    bind = s.proc_bind[std::min<std::size_t>(picvs.bind_level, s.proc_bind.size() - 1)];
+    bind = picvs.bind_var >= 0 ? static_cast<ProcBind>(picvs.bind_var)
+                               : s.proc_bind[std::min<std::size_t>(picvs.bind_level, s.proc_bind.size() - 1)];
     if (bind != ProcBind::False && proc_bind_clause >= 2 && proc_bind_clause <= 4)
       bind = static_cast<ProcBind>(proc_bind_clause);
+    // Past the end of the list, the new team's bind-var is the policy this
+    // team used (a proc_bind clause included), as in libgomp: a nested
+    // region inside proc_bind(spread) reports and inherits spread.
+    if (static_cast<std::size_t>(picvs.bind_level) + 1 >= s.proc_bind.size()) child_bind_var = static_cast<int>(bind);
   } else if (rt.places_set) {
     bind = proc_bind_clause >= 2 && proc_bind_clause <= 4 ? static_cast<ProcBind>(proc_bind_clause) : ProcBind::True;
   } else {
@@ -403,6 +409,7 @@ void fork_start(void (*fn)(void*), void* data, unsigned requested, unsigned proc
   child.nthreads_level = picvs.nthreads_level + 1;
   if (child.nthreads_level < static_cast<int>(s.num_threads.size())) child.nthreads = s.num_threads[child.nthreads_level];
   child.bind_level = picvs.bind_level + 1;
+  child.bind_var = child_bind_var;
 
   Placement pl = (n > 1 || team->level == 1) ? place_team(ts, n, bind, canopy_default) : Placement{};
 

@@ -28,6 +28,7 @@ struct Icvs {
   int max_active_levels = 1;  // max-active-levels-var
   Schedule run_sched;         // run-sched-var
   int bind_level = 0;         // index into settings.proc_bind for the next team
+  int bind_var = -1;          // bind-var past the end of the OMP_PROC_BIND list (ProcBind; -1: the list's element)
   int thread_limit = 0;       // thread-limit-var (0: unlimited)
   int default_device = 0;
 };
