@@ -211,11 +211,37 @@ void run_implicit(ThreadState& ts) {
   team.fn(team.data);
 }
 
-// The join: workers help with tasks then leave; the primary waits for them
-// and for every task of the team.
+// The join: the region's implicit barrier. Workers run the team's tasks
+// until every thread has reached the end and no task is pending, then
+// leave; the primary waits for them to leave. (Workers must not leave while
+// the primary may still create tasks: GCC drops a single's barrier before
+// the region's end, and a primary waiting in a taskgroup may need another
+// thread to run a task that one of its group's tasks depends on.) A
+// counter of its own, not the barrier's `arrived`, which a cancelled
+// barrier may leave counted.
 void worker_join(ThreadState& ts) {
   Team* team = ts.team;
-  while (run_one_task(*team)) {
+  team->join_arrived.fetch_add(1, std::memory_order_acq_rel);
+  {
+    Barrier& b = team->barrier;
+    auto done = [&] {
+      return team->join_arrived.load(std::memory_order_acquire) == team->nthreads && team_pending_tasks(*team) == 0;
+    };
+    int spins = spin_budget();
+    for (;;) {
+      if (run_one_task(*team)) continue;
+      if (done()) break;
+      if (spins > 0) {
+        --spins;
+        cpu_relax();
+        continue;
+      }
+      b.sleepers.fetch_add(1, std::memory_order_seq_cst);
+      std::uint32_t ev = b.event.load(std::memory_order_seq_cst);
+      TaskQueue* q = team->tasks.get();
+      if (!done() && !(q && q->queued.load() > 0)) futex_wait(b.event, ev);
+      b.sleepers.fetch_sub(1, std::memory_order_relaxed);
+    }
   }
   ts.team = nullptr;
   ts.task = nullptr;
@@ -233,6 +259,8 @@ void worker_join(ThreadState& ts) {
 
 void primary_join(ThreadState& ts, Team& team) {
   Barrier& b = team.barrier;
+  team.join_arrived.fetch_add(1, std::memory_order_acq_rel);
+  if (team.nthreads > 1) wake_team_waiters(team);  // workers waiting at the join re-check
   const int workers = team.nthreads - 1;
   auto done = [&] {
     return team.left.load(std::memory_order_acquire) == workers && team_pending_tasks(team) == 0;
@@ -289,6 +317,7 @@ void reset_team(Team& t, int n) {
   t.barrier.arrived.store(0, std::memory_order_relaxed);
   t.barrier.sleepers.store(0, std::memory_order_relaxed);
   t.left.store(0, std::memory_order_relaxed);
+  t.join_arrived.store(0, std::memory_order_relaxed);
   for (int k = 0; k < kWorkShareRing; ++k) {
     t.ws[k].id = -1;
     t.ws[k].next_id = k;

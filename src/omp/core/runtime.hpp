@@ -111,6 +111,7 @@ struct Team {
   std::vector<ThreadState*> threads;
   Barrier barrier;
   alignas(64) std::atomic<int> left{0};  // workers that finished the region (join)
+  std::atomic<int> join_arrived{0};      // threads that reached the region's end (its implicit barrier)
   WorkShare ws[kWorkShareRing];
   void* copyprivate = nullptr;
   std::atomic<bool> cancel_parallel{false};
