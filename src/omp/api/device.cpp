@@ -52,8 +52,10 @@ CANOPY_GOMP int omp_target_memcpy_rect(void* dst, const void* src, std::size_t e
             src_dims);
   return 0;
 }
-CANOPY_GOMP int omp_target_associate_ptr(const void*, const void*, std::size_t, std::size_t, int device) {
-  return is_host(device) ? 0 : EINVAL;
-}
-CANOPY_GOMP int omp_target_disassociate_ptr(const void*, int device) { return is_host(device) ? 0 : EINVAL; }
+// Associating host memory with "device" memory of the initial device means
+// nothing (the host's data are its own); like libgomp, refuse it with EINVAL.
+// Returning 0 made programs (GCC's target-12) treat the two buffers as one
+// mapped object and check copies through it that cannot hold.
+CANOPY_GOMP int omp_target_associate_ptr(const void*, const void*, std::size_t, std::size_t, int) { return EINVAL; }
+CANOPY_GOMP int omp_target_disassociate_ptr(const void*, int) { return EINVAL; }
 }

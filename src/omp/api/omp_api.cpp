@@ -1,5 +1,6 @@
 // The omp_* routines of GCC 12's omp.h (C names) and their Fortran forms
 // (omp_*_ taking references, omp_*_8_ taking 8-byte integers).
+#include <climits>
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -96,7 +97,9 @@ CANOPY_GOMP int omp_get_cancellation() { return runtime().settings.cancellation;
 CANOPY_GOMP int omp_get_proc_bind() {
   const Settings& s = runtime().settings;
   if (s.proc_bind.empty()) return runtime().places_set ? 1 : 4;  // canopy's default spreads (as omp_proc_bind_spread)
-  return static_cast<int>(s.proc_bind[std::min<std::size_t>(current_icvs().bind_level, s.proc_bind.size() - 1)]);
+  const Icvs& icvs = current_icvs();
+  if (icvs.bind_var >= 0) return icvs.bind_var;
+  return static_cast<int>(s.proc_bind[std::min<std::size_t>(icvs.bind_level, s.proc_bind.size() - 1)]);
 }
 CANOPY_GOMP void omp_set_default_device(int d) { current_icvs().default_device = d; }
 CANOPY_GOMP int omp_get_default_device() { return current_icvs().default_device; }
@@ -162,9 +165,14 @@ CANOPY_GOMP size_t omp_capture_affinity(char* buf, size_t size, const char* form
   return s.size();
 }
 CANOPY_GOMP void omp_display_env(int verbose) { display_env(runtime().settings, verbose != 0, std::cerr); }
+// Both kinds (soft and hard) end the idle pool's OS threads: canopy keeps no
+// other resource worth releasing, and a hard pause must not let threadprivate
+// data survive (GCC's pause-2 checks that new threads start fresh).
 CANOPY_GOMP int omp_pause_resource(int kind, int device) {
-  (void)kind;
-  return device == 0 ? 0 : -1;  // idle threads already sleep; nothing else to release yet
+  if (device != omp_get_initial_device()) return -1;
+  if (kind != 1 && kind != 2) return -1;  // omp_pause_soft, omp_pause_hard
+  release_idle_workers();
+  return 0;
 }
 CANOPY_GOMP int omp_pause_resource_all(int kind) { return omp_pause_resource(kind, 0); }
 CANOPY_GOMP void omp_fulfill_event(void* e) { fulfill_event(e); }
@@ -177,9 +185,18 @@ CANOPY_GOMP void omp_set_teams_thread_limit(int n) {
 }
 CANOPY_GOMP int omp_get_teams_thread_limit() { return runtime().settings.teams_thread_limit; }
 
+// The _8_ forms (gfortran -fdefault-integer-8) take 8-byte integers:
+// saturate them into int so that out-of-range levels, places and counts stay
+// out of range (HUGE(0) must not wrap to a valid level; GCC's pr48894).
+namespace {
+int to_int(long v) {
+  return v > INT_MAX ? INT_MAX : v < INT_MIN ? INT_MIN : static_cast<int>(v);
+}
+}  // namespace
+
 // Fortran forms.
 CANOPY_GOMP void omp_set_num_threads_(const int* n) { omp_set_num_threads(*n); }
-CANOPY_GOMP void omp_set_num_threads_8_(const long* n) { omp_set_num_threads(static_cast<int>(*n)); }
+CANOPY_GOMP void omp_set_num_threads_8_(const long* n) { omp_set_num_threads(to_int(*n)); }
 CANOPY_GOMP int omp_get_num_threads_() { return omp_get_num_threads(); }
 CANOPY_GOMP int omp_get_max_threads_() { return omp_get_max_threads(); }
 CANOPY_GOMP int omp_get_thread_num_() { return omp_get_thread_num(); }
@@ -194,7 +211,7 @@ CANOPY_GOMP int omp_get_nested_() { return omp_get_nested(); }
 CANOPY_GOMP double omp_get_wtime_() { return omp_get_wtime(); }
 CANOPY_GOMP double omp_get_wtick_() { return omp_get_wtick(); }
 CANOPY_GOMP void omp_set_schedule_(const int* k, const int* c) { omp_set_schedule(*k, *c); }
-CANOPY_GOMP void omp_set_schedule_8_(const int* k, const long* c) { omp_set_schedule(*k, static_cast<int>(*c)); }
+CANOPY_GOMP void omp_set_schedule_8_(const int* k, const long* c) { omp_set_schedule(*k, to_int(*c)); }
 CANOPY_GOMP void omp_get_schedule_(int* k, int* c) { omp_get_schedule(k, c); }
 CANOPY_GOMP void omp_get_schedule_8_(int* k, long* c) {
   int ci;
@@ -203,20 +220,20 @@ CANOPY_GOMP void omp_get_schedule_8_(int* k, long* c) {
 }
 CANOPY_GOMP int omp_get_thread_limit_() { return omp_get_thread_limit(); }
 CANOPY_GOMP void omp_set_max_active_levels_(const int* l) { omp_set_max_active_levels(*l); }
-CANOPY_GOMP void omp_set_max_active_levels_8_(const long* l) { omp_set_max_active_levels(static_cast<int>(*l)); }
+CANOPY_GOMP void omp_set_max_active_levels_8_(const long* l) { omp_set_max_active_levels(to_int(*l)); }
 CANOPY_GOMP int omp_get_max_active_levels_() { return omp_get_max_active_levels(); }
 CANOPY_GOMP int omp_get_supported_active_levels_() { return omp_get_supported_active_levels(); }
 CANOPY_GOMP int omp_get_level_() { return omp_get_level(); }
 CANOPY_GOMP int omp_get_active_level_() { return omp_get_active_level(); }
 CANOPY_GOMP int omp_get_ancestor_thread_num_(const int* l) { return omp_get_ancestor_thread_num(*l); }
-CANOPY_GOMP int omp_get_ancestor_thread_num_8_(const long* l) { return omp_get_ancestor_thread_num(static_cast<int>(*l)); }
+CANOPY_GOMP int omp_get_ancestor_thread_num_8_(const long* l) { return omp_get_ancestor_thread_num(to_int(*l)); }
 CANOPY_GOMP int omp_get_team_size_(const int* l) { return omp_get_team_size(*l); }
-CANOPY_GOMP int omp_get_team_size_8_(const long* l) { return omp_get_team_size(static_cast<int>(*l)); }
+CANOPY_GOMP int omp_get_team_size_8_(const long* l) { return omp_get_team_size(to_int(*l)); }
 CANOPY_GOMP int omp_in_final_() { return omp_in_final(); }
 CANOPY_GOMP int omp_get_cancellation_() { return omp_get_cancellation(); }
 CANOPY_GOMP int omp_get_proc_bind_() { return omp_get_proc_bind(); }
 CANOPY_GOMP void omp_set_default_device_(const int* d) { omp_set_default_device(*d); }
-CANOPY_GOMP void omp_set_default_device_8_(const long* d) { omp_set_default_device(static_cast<int>(*d)); }
+CANOPY_GOMP void omp_set_default_device_8_(const long* d) { omp_set_default_device(to_int(*d)); }
 CANOPY_GOMP int omp_get_default_device_() { return omp_get_default_device(); }
 CANOPY_GOMP int omp_get_num_devices_() { return 0; }
 CANOPY_GOMP int omp_get_num_teams_() { return omp_get_num_teams(); }
@@ -227,7 +244,7 @@ CANOPY_GOMP int omp_get_device_num_() { return 0; }
 CANOPY_GOMP int omp_get_max_task_priority_() { return omp_get_max_task_priority(); }
 CANOPY_GOMP int omp_get_num_places_() { return omp_get_num_places(); }
 CANOPY_GOMP int omp_get_place_num_procs_(const int* p) { return omp_get_place_num_procs(*p); }
-CANOPY_GOMP int omp_get_place_num_procs_8_(const long* p) { return omp_get_place_num_procs(static_cast<int>(*p)); }
+CANOPY_GOMP int omp_get_place_num_procs_8_(const long* p) { return omp_get_place_num_procs(to_int(*p)); }
 CANOPY_GOMP void omp_get_place_proc_ids_(const int* p, int* ids) { omp_get_place_proc_ids(*p, ids); }
 CANOPY_GOMP void omp_get_place_proc_ids_8_(const long* p, long* ids) {
   const PlaceList& pl = runtime().places;
@@ -248,9 +265,9 @@ CANOPY_GOMP int omp_pause_resource_(const int* k, const int* d) { return omp_pau
 CANOPY_GOMP int omp_pause_resource_all_(const int* k) { return omp_pause_resource_all(*k); }
 CANOPY_GOMP void omp_fulfill_event_(void** e) { omp_fulfill_event(*e); }
 CANOPY_GOMP void omp_set_num_teams_(const int* n) { omp_set_num_teams(*n); }
-CANOPY_GOMP void omp_set_num_teams_8_(const long* n) { omp_set_num_teams(static_cast<int>(*n)); }
+CANOPY_GOMP void omp_set_num_teams_8_(const long* n) { omp_set_num_teams(to_int(*n)); }
 CANOPY_GOMP int omp_get_max_teams_() { return omp_get_max_teams(); }
 CANOPY_GOMP void omp_set_teams_thread_limit_(const int* n) { omp_set_teams_thread_limit(*n); }
-CANOPY_GOMP void omp_set_teams_thread_limit_8_(const long* n) { omp_set_teams_thread_limit(static_cast<int>(*n)); }
+CANOPY_GOMP void omp_set_teams_thread_limit_8_(const long* n) { omp_set_teams_thread_limit(to_int(*n)); }
 CANOPY_GOMP int omp_get_teams_thread_limit_() { return omp_get_teams_thread_limit(); }
 }

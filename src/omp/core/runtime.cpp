@@ -211,11 +211,37 @@ void run_implicit(ThreadState& ts) {
   team.fn(team.data);
 }
 
-// The join: workers help with tasks then leave; the primary waits for them
-// and for every task of the team.
+// The join: the region's implicit barrier. Workers run the team's tasks
+// until every thread has reached the end and no task is pending, then
+// leave; the primary waits for them to leave. (Workers must not leave while
+// the primary may still create tasks: GCC drops a single's barrier before
+// the region's end, and a primary waiting in a taskgroup may need another
+// thread to run a task that one of its group's tasks depends on.) A
+// counter of its own, not the barrier's `arrived`, which a cancelled
+// barrier may leave counted.
 void worker_join(ThreadState& ts) {
   Team* team = ts.team;
-  while (run_one_task(*team)) {
+  team->join_arrived.fetch_add(1, std::memory_order_acq_rel);
+  {
+    Barrier& b = team->barrier;
+    auto done = [&] {
+      return team->join_arrived.load(std::memory_order_acquire) == team->nthreads && team_pending_tasks(*team) == 0;
+    };
+    int spins = spin_budget();
+    for (;;) {
+      if (run_one_task(*team)) continue;
+      if (done()) break;
+      if (spins > 0) {
+        --spins;
+        cpu_relax();
+        continue;
+      }
+      b.sleepers.fetch_add(1, std::memory_order_seq_cst);
+      std::uint32_t ev = b.event.load(std::memory_order_seq_cst);
+      TaskQueue* q = team->tasks.get();
+      if (!done() && !(q && q->queued.load() > 0)) futex_wait(b.event, ev);
+      b.sleepers.fetch_sub(1, std::memory_order_relaxed);
+    }
   }
   ts.team = nullptr;
   ts.task = nullptr;
@@ -233,6 +259,8 @@ void worker_join(ThreadState& ts) {
 
 void primary_join(ThreadState& ts, Team& team) {
   Barrier& b = team.barrier;
+  team.join_arrived.fetch_add(1, std::memory_order_acq_rel);
+  if (team.nthreads > 1) wake_team_waiters(team);  // workers waiting at the join re-check
   const int workers = team.nthreads - 1;
   auto done = [&] {
     return team.left.load(std::memory_order_acquire) == workers && team_pending_tasks(team) == 0;
@@ -269,6 +297,13 @@ void* worker_main(void* arg) {
       }
     }
     ts->wake.store(0, std::memory_order_relaxed);
+    if (ts->retire) {
+      // Released by omp_pause_resource: out of the pool already. The
+      // ThreadState stays allocated (other threads' last_workers may still
+      // name it; they find it not idle and skip it).
+      runtime().live_threads.fetch_sub(1, std::memory_order_relaxed);
+      return nullptr;
+    }
     bind_to(*ts, ts->want_cpus);
     run_implicit(*ts);
     worker_join(*ts);
@@ -282,6 +317,7 @@ void reset_team(Team& t, int n) {
   t.barrier.arrived.store(0, std::memory_order_relaxed);
   t.barrier.sleepers.store(0, std::memory_order_relaxed);
   t.left.store(0, std::memory_order_relaxed);
+  t.join_arrived.store(0, std::memory_order_relaxed);
   for (int k = 0; k < kWorkShareRing; ++k) {
     t.ws[k].id = -1;
     t.ws[k].next_id = k;
@@ -340,24 +376,36 @@ void fork_start(void (*fn)(void*), void* data, unsigned requested, unsigned proc
   int n = requested ? static_cast<int>(requested) : picvs.nthreads;
   if (n < 1) n = 1;
   if (parent.active_level >= picvs.max_active_levels) n = 1;
-  if (picvs.thread_limit > 0) {
-    int idle;
-    {
-      std::lock_guard<std::mutex> lock(rt.pool_mutex);
-      idle = static_cast<int>(rt.pool.size());
-    }
-    int busy = rt.live_threads.load(std::memory_order_relaxed) - idle;
-    n = std::max(1, std::min(n, picvs.thread_limit - busy + 1));
-  }
   if (picvs.dynamic) n = std::min(n, rt.usable_pus);
+  // Reserve the n - 1 workers against thread-limit-var (the initial thread
+  // is the one thread outside the count): a compare-and-swap so that
+  // threads forking nested regions at the same time share the limit.
+  int reserved = std::max(0, n - 1);
+  if (picvs.thread_limit > 0) {
+    std::atomic<int>& count = parent.group_root->busy_workers;
+    int busy = count.load(std::memory_order_relaxed);
+    for (;;) {
+      reserved = std::max(0, std::min(n - 1, picvs.thread_limit - 1 - busy));
+      if (count.compare_exchange_weak(busy, busy + reserved, std::memory_order_acq_rel)) break;
+    }
+    n = reserved + 1;
+  } else {
+    parent.group_root->busy_workers.fetch_add(reserved, std::memory_order_acq_rel);
+  }
   // Binding policy of the new team.
   const Settings& s = rt.settings;
   ProcBind bind;
   bool canopy_default = false;
+  int child_bind_var = -1;
   if (!s.proc_bind.empty()) {
-    bind = s.proc_bind[std::min<std::size_t>(picvs.bind_level, s.proc_bind.size() - 1)];
+    bind = picvs.bind_var >= 0 ? static_cast<ProcBind>(picvs.bind_var)
+                               : s.proc_bind[std::min<std::size_t>(picvs.bind_level, s.proc_bind.size() - 1)];
     if (bind != ProcBind::False && proc_bind_clause >= 2 && proc_bind_clause <= 4)
       bind = static_cast<ProcBind>(proc_bind_clause);
+    // Past the end of the list, the new team's bind-var is the policy this
+    // team used (a proc_bind clause included), as in libgomp: a nested
+    // region inside proc_bind(spread) reports and inherits spread.
+    if (static_cast<std::size_t>(picvs.bind_level) + 1 >= s.proc_bind.size()) child_bind_var = static_cast<int>(bind);
   } else if (rt.places_set) {
     bind = proc_bind_clause >= 2 && proc_bind_clause <= 4 ? static_cast<ProcBind>(proc_bind_clause) : ProcBind::True;
   } else {
@@ -375,6 +423,10 @@ void fork_start(void (*fn)(void*), void* data, unsigned requested, unsigned proc
   team->active_level = parent.active_level + (n > 1 ? 1 : 0);
   team->parent = &parent;
   team->parent_thread_num = ts.num;
+  team->team_num = parent.team_num;
+  team->num_teams = parent.num_teams;
+  team->group_root = parent.group_root;
+  team->reserved_workers = reserved;
   team->fn = fn;
   team->data = data;
   if (loop) {
@@ -386,6 +438,7 @@ void fork_start(void (*fn)(void*), void* data, unsigned requested, unsigned proc
   child.nthreads_level = picvs.nthreads_level + 1;
   if (child.nthreads_level < static_cast<int>(s.num_threads.size())) child.nthreads = s.num_threads[child.nthreads_level];
   child.bind_level = picvs.bind_level + 1;
+  child.bind_var = child_bind_var;
 
   Placement pl = (n > 1 || team->level == 1) ? place_team(ts, n, bind, canopy_default) : Placement{};
 
@@ -463,6 +516,8 @@ void join_end() {
   ThreadState& ts = this_thread();
   Team* team = ts.team;
   primary_join(ts, *team);
+  team->group_root->busy_workers.fetch_sub(team->reserved_workers, std::memory_order_acq_rel);
+  team->reserved_workers = 0;
   team->in_use = false;
   Saved sv = std::move(tls_saved.back());
   tls_saved.pop_back();
@@ -529,6 +584,25 @@ bool barrier_wait(Team& team, bool cancellable) {
 
 }  // namespace
 
+int release_idle_workers() {
+  Runtime& rt = runtime();
+  std::vector<ThreadState*> released;
+  {
+    std::lock_guard<std::mutex> lock(rt.pool_mutex);
+    released.swap(rt.pool);
+    for (ThreadState* w : released) {
+      w->idle.store(false, std::memory_order_relaxed);
+      w->retire = true;
+    }
+  }
+  for (ThreadState* w : released) {
+    w->wake.store(1, std::memory_order_release);
+    futex_wake(w->wake, 1);
+  }
+  this_thread().last_workers.clear();
+  return static_cast<int>(released.size());
+}
+
 void wake_team_waiters(Team& team) {
   Barrier& b = team.barrier;
   b.event.fetch_add(1, std::memory_order_seq_cst);
@@ -545,6 +619,11 @@ void run_as_initial_task(void (*fn)(void*), void* data, int thread_limit) {
   team->level = 0;
   team->active_level = 0;
   team->parent = nullptr;
+  team->team_num = 0;
+  team->num_teams = 1;
+  team->group_root = team;  // a target region's initial task starts a contention group
+  team->busy_workers.store(0, std::memory_order_relaxed);
+  team->reserved_workers = 0;
   team->threads[0] = &ts;
   ts.team = team;
   ts.num = 0;

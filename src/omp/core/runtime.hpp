@@ -28,6 +28,7 @@ struct Icvs {
   int max_active_levels = 1;  // max-active-levels-var
   Schedule run_sched;         // run-sched-var
   int bind_level = 0;         // index into settings.proc_bind for the next team
+  int bind_var = -1;          // bind-var past the end of the OMP_PROC_BIND list (ProcBind; -1: the list's element)
   int thread_limit = 0;       // thread-limit-var (0: unlimited)
   int default_device = 0;
 };
@@ -96,9 +97,21 @@ struct Team {
   int active_level = 0;   // active (more than one thread) levels enclosing and including it
   Team* parent = nullptr;
   int parent_thread_num = 0;  // thread number of the primary thread in the parent team
+  // The league this team's threads belong to (host teams construct):
+  // inherited by nested teams, reset to one team by a target region.
+  int team_num = 0, num_teams = 1;
+  // Contention group (what thread-limit-var bounds): the team of an initial
+  // thread or of a target region's initial task is a group's root, and
+  // counts in busy_workers the workers its regions hold (reserved at the
+  // fork with a compare-and-swap, released at the join, so nested regions
+  // forked at the same time never exceed the limit together).
+  Team* group_root = this;
+  std::atomic<int> busy_workers{0};  // meaningful in a root only
+  int reserved_workers = 0;          // this region's share of group_root->busy_workers
   std::vector<ThreadState*> threads;
   Barrier barrier;
   alignas(64) std::atomic<int> left{0};  // workers that finished the region (join)
+  std::atomic<int> join_arrived{0};      // threads that reached the region's end (its implicit barrier)
   WorkShare ws[kWorkShareRing];
   void* copyprivate = nullptr;
   std::atomic<bool> cancel_parallel{false};
@@ -132,6 +145,7 @@ struct ThreadState {
   alignas(64) std::atomic<std::uint32_t> wake{0};
   std::vector<ThreadState*> last_workers;  // the workers this thread's last team used, by slot
   std::atomic<bool> idle{false};
+  bool retire = false;   // set before a wake-up: the worker's OS thread ends (omp_pause_resource)
 };
 
 struct Runtime {
@@ -160,6 +174,11 @@ void fork_join(void (*fn)(void*), void* data, unsigned requested, unsigned proc_
 void fork_start(void (*fn)(void*), void* data, unsigned requested, unsigned proc_bind,
                 const LoopSpec* loop = nullptr);
 void join_end();
+
+// omp_pause_resource on the host: the idle workers of the pool end their OS
+// threads (so their threadprivate data goes with them); the next regions
+// start new ones. Returns how many were released.
+int release_idle_workers();
 
 void wake_team_waiters(Team& team);  // new tasks or a worker leaving: wake sleepers
 // Runs fn(data) as a new initial task in a team of one at level 0 (the host

@@ -21,12 +21,17 @@ CANOPY_GOMP unsigned GOMP_parallel_reductions(void (*fn)(void*), void* data, uns
 }
 
 // Host teams: a league of `num_teams` initial threads would need their own
-// contention groups; this cut runs the teams one after another on the caller.
-namespace {
-thread_local int tls_team_num = 0, tls_num_teams = 1;
+// contention groups; this cut runs the teams one after another on the
+// caller. The team number lives in the current Team (runtime.hpp), so the
+// threads of a parallel region inside a team see it too.
+int canopy_omp_team_num() {
+  Team* t = this_thread().team;
+  return t ? t->team_num : 0;
 }
-int canopy_omp_team_num() { return tls_team_num; }
-int canopy_omp_num_teams() { return tls_num_teams; }
+int canopy_omp_num_teams() {
+  Team* t = this_thread().team;
+  return t ? t->num_teams : 1;
+}
 
 CANOPY_GOMP void GOMP_teams_reg(void (*fn)(void*), void* data, unsigned num_teams, unsigned thread_limit, unsigned flags) {
   (void)flags;
@@ -35,13 +40,15 @@ CANOPY_GOMP void GOMP_teams_reg(void (*fn)(void*), void* data, unsigned num_team
   if (thread_limit == 0 && s.teams_thread_limit > 0) thread_limit = static_cast<unsigned>(s.teams_thread_limit);
   Icvs saved = current_icvs();
   if (thread_limit) current_icvs().thread_limit = static_cast<int>(thread_limit);
-  tls_num_teams = static_cast<int>(num_teams);
+  Team& league = *this_thread().team;
+  const int saved_num = league.team_num, saved_count = league.num_teams;
+  league.num_teams = static_cast<int>(num_teams);
   for (unsigned t = 0; t < num_teams; ++t) {
-    tls_team_num = static_cast<int>(t);
+    league.team_num = static_cast<int>(t);
     fn(data);
   }
-  tls_team_num = 0;
-  tls_num_teams = 1;
+  league.team_num = saved_num;
+  league.num_teams = saved_count;
   current_icvs() = saved;
 }
 
@@ -51,13 +58,15 @@ CANOPY_GOMP bool GOMP_teams4(unsigned low, unsigned high, unsigned thread_limit,
   (void)high;
   if (first) {
     if (thread_limit) current_icvs().thread_limit = static_cast<int>(thread_limit);
-    tls_num_teams = low ? static_cast<int>(low) : 1;
-    tls_team_num = 0;
+    Team& league = *this_thread().team;
+    league.num_teams = low ? static_cast<int>(low) : 1;
+    league.team_num = 0;
     return true;
   }
-  if (++tls_team_num < tls_num_teams) return true;
-  tls_team_num = 0;
-  tls_num_teams = 1;
+  Team& league = *this_thread().team;
+  if (++league.team_num < league.num_teams) return true;
+  league.team_num = 0;
+  league.num_teams = 1;
   return false;
 }
 

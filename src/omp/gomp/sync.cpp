@@ -82,16 +82,26 @@ CANOPY_GOMP bool GOMP_cancel(int which, bool do_cancel) {
   return true;
 }
 
+// The error directive at(execution). The text is libgomp's, word for word
+// (programs and GCC's test suite match it): a newline, then "libgomp: error
+// directive encountered[: <message>]" and a newline; a fatal error says
+// "fatal error: " after "libgomp: " and exits with EXIT_FAILURE. The message
+// is `len` bytes, or NUL-terminated when len is SIZE_MAX (C's string form;
+// Fortran passes its length, trailing blanks included).
+namespace {
+void print_error_directive(const char* prefix, const char* msg, size_t len) {
+  if (msg) {
+    if (len == ~size_t(0)) len = std::strlen(msg);
+    std::fprintf(stderr, "\nlibgomp: %serror directive encountered: %.*s\n", prefix, static_cast<int>(len), msg);
+  } else {
+    std::fprintf(stderr, "\nlibgomp: %serror directive encountered\n", prefix);
+  }
+  std::fflush(stderr);
+}
+}  // namespace
+
 CANOPY_GOMP void GOMP_error(const char* msg, size_t len) {
-  if (msg)
-    std::fprintf(stderr, "fatal error: %.*s\n", len == ~size_t(0) ? static_cast<int>(std::strlen(msg)) : static_cast<int>(len), msg);
-  else
-    std::fputs("fatal error: error directive encountered\n", stderr);
+  print_error_directive("fatal error: ", msg, len);
   std::exit(EXIT_FAILURE);
 }
-CANOPY_GOMP void GOMP_warning(const char* msg, size_t len) {
-  if (msg)
-    std::fprintf(stderr, "warning: %.*s\n", len == ~size_t(0) ? static_cast<int>(std::strlen(msg)) : static_cast<int>(len), msg);
-  else
-    std::fputs("warning: error directive encountered\n", stderr);
-}
+CANOPY_GOMP void GOMP_warning(const char* msg, size_t len) { print_error_directive("", msg, len); }
