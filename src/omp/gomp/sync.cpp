@@ -49,10 +49,9 @@ CANOPY_GOMP void GOMP_single_copy_end(void* data) { single_copy_end(data); }
 CANOPY_GOMP void GOMP_ordered_start() { ordered_start(); }
 CANOPY_GOMP void GOMP_ordered_end() { ordered_end(); }
 
-// scope construct: GCC emits its barrier itself; only reductions come here.
-CANOPY_GOMP void GOMP_scope_start(uintptr_t* reductions) {
-  if (reductions) fatal("task reductions on scope (GOMP_scope_start) are not supported yet");
-}
+// scope construct: GCC emits its barrier itself; only task reductions come
+// here (ended by GOMP_workshare_task_reduction_unregister).
+CANOPY_GOMP void GOMP_scope_start(uintptr_t* reductions) { scope_enter(reductions); }
 
 CANOPY_GOMP bool GOMP_cancellation_point(int which) {
   if (!runtime().settings.cancellation) return false;
