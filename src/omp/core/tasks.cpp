@@ -104,7 +104,7 @@ void finish(Task* t) {
 void execute(ThreadState& ts, Task* t) {
   Task* prev = ts.task;
   ts.task = t;
-  bool cancelled = (t->member_of && t->member_of->cancelled.load(std::memory_order_relaxed)) ||
+  bool cancelled = (t->member_of && t->member_of->is_cancelled()) ||
                    t->team->cancel_parallel.load(std::memory_order_relaxed);
   if (!cancelled) t->fn(t->arg);
   ts.task = prev;

@@ -23,6 +23,11 @@ struct TaskGroup {
   // Task reductions visible in the group (GCC's descriptor array, see
   // task_reduction_register): inherited from the enclosing group.
   std::uintptr_t* reductions = nullptr;
+  bool workshare = false;  // a work share's task-reduction group: cancel taskgroup means the enclosing one
+  bool is_cancelled() const {
+    return cancelled.load(std::memory_order_acquire) ||
+           (workshare && outer && outer->cancelled.load(std::memory_order_acquire));
+  }
 };
 
 // Task identities for lock ownership: 31 bits, never 0.

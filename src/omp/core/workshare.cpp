@@ -80,7 +80,10 @@ WorkShare& loop_enter(const LoopSpec& spec) {
   ThreadState& ts = this_thread();
   // Task reductions: every thread's work share runs in its own taskgroup;
   // the first thread allocates the private copies, the others share them.
-  if (spec.reductions) taskgroup_start();
+  if (spec.reductions) {
+    taskgroup_start();
+    ts.task->group->workshare = true;
+  }
   bool first = false;
   WorkShare& w = ws_enter(ts, [&](WorkShare& s) {
     first = true;
@@ -237,6 +240,7 @@ void scope_enter(std::uintptr_t* reductions) {
   if (!reductions) return;
   ThreadState& ts = this_thread();
   taskgroup_start();
+  ts.task->group->workshare = true;
   bool first = false;
   WorkShare& w = ws_enter(ts, [&](WorkShare& s) {
     first = true;

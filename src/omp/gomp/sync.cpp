@@ -60,7 +60,7 @@ CANOPY_GOMP bool GOMP_cancellation_point(int which) {
   if (which & (kCancelLoop | kCancelSections)) return ts.loop.ws && ts.loop.ws->cancelled.load(std::memory_order_acquire);
   if (which & kCancelTaskgroup) {
     TaskGroup* g = ts.task->member_of ? ts.task->member_of : ts.task->group;
-    return g && g->cancelled.load(std::memory_order_acquire);
+    return g && g->is_cancelled();
   }
   return false;
 }
@@ -76,6 +76,7 @@ CANOPY_GOMP bool GOMP_cancel(int which, bool do_cancel) {
     if (ts.loop.ws) ts.loop.ws->cancelled.store(true, std::memory_order_release);
   } else if (which & kCancelTaskgroup) {
     TaskGroup* g = ts.task->group ? ts.task->group : ts.task->member_of;
+    if (g && g->workshare && g->outer) g = g->outer;  // a work share's reduction group: the enclosing taskgroup
     if (g) g->cancelled.store(true, std::memory_order_release);
   }
   return true;
