@@ -47,6 +47,7 @@ struct LoopSpec {
   unsigned ndims = 0;                    // doacross dimensions
   const std::uint64_t* dims = nullptr;   // doacross iteration counts per dimension
   std::uint64_t base = 0, step = 1;      // the ABI's start and increment (iteration i is base + i * step)
+  std::uintptr_t* reductions = nullptr;  // task reductions of the work share (GCC's descriptor, tasks.hpp)
 };
 
 // A loop, sections or single construct shared by the team (one ring slot).
@@ -69,6 +70,7 @@ struct WorkShare {
   // Doacross: per outer iteration, how far (flattened inner index + 1) posts reached.
   std::unique_ptr<std::atomic<std::uint64_t>[]> doacross;
   std::vector<std::uint64_t> dims;
+  std::uintptr_t* task_reductions = nullptr;  // the first thread's descriptor: its copies are shared
 };
 
 constexpr int kWorkShareRing = 64;

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <sched.h>
+#include <unordered_map>
 
 #include "futex.hpp"
 
@@ -103,7 +104,7 @@ void finish(Task* t) {
 void execute(ThreadState& ts, Task* t) {
   Task* prev = ts.task;
   ts.task = t;
-  bool cancelled = (t->member_of && t->member_of->cancelled.load(std::memory_order_relaxed)) ||
+  bool cancelled = (t->member_of && t->member_of->is_cancelled()) ||
                    t->team->cancel_parallel.load(std::memory_order_relaxed);
   if (!cancelled) t->fn(t->arg);
   ts.task = prev;
@@ -294,6 +295,7 @@ void taskgroup_start() {
   Task* me = this_thread().task;
   auto* g = new TaskGroup;
   g->outer = me->group;
+  g->reductions = me->group ? me->group->reductions : nullptr;
   me->group = g;
 }
 
@@ -314,5 +316,127 @@ void fulfill_event(void* event) {
 }
 
 bool in_final() { return this_thread().task->final_task; }
+
+// Task reductions. The compiler's descriptor layout is described in
+// tasks.hpp; the runtime's own lookup (original address -> item entry,
+// including the enclosing groups' items) hangs off data[5] of the head array.
+namespace {
+
+using ReductionLookup = std::unordered_map<std::uintptr_t, std::uintptr_t*>;
+
+constexpr std::size_t kRedHeader = 7, kRedItem = 3;
+
+std::uintptr_t* red_item(std::uintptr_t* d, std::size_t j) { return d + kRedHeader + j * kRedItem; }
+
+}  // namespace
+
+void task_reduction_register(std::uintptr_t* data, std::uintptr_t* orig) {
+  ThreadState& ts = this_thread();
+  TaskGroup* g = ts.task->group;
+  if (!g) fatal("task reduction registered outside a taskgroup (GOMP_taskgroup_reduction_register)");
+  std::uintptr_t* old = g->reductions;
+  const std::size_t nthreads = static_cast<std::size_t>(std::max(1, ts.team->nthreads));
+  // Give every array of the chain its blocks of private copies, and chain the
+  // last one to the enclosing registration.
+  std::uintptr_t* d = data;
+  for (;;) {
+    if (orig) {  // a work share: the first thread allocated the blocks
+      d[2] = orig[2];
+      d[6] = orig[6];
+      orig = reinterpret_cast<std::uintptr_t*>(orig[4]);
+    } else {
+      const std::size_t align = std::max<std::size_t>(d[2] ? d[2] : 1, alignof(std::max_align_t));
+      std::size_t size = std::max<std::size_t>(d[1] * nthreads, 1);
+      size = (size + align - 1) / align * align;
+      void* blocks = std::aligned_alloc(align, size);
+      if (!blocks) fatal("task reduction: cannot allocate %zu bytes of private copies", size);
+      std::memset(blocks, 0, size);
+      d[2] = reinterpret_cast<std::uintptr_t>(blocks);
+      d[6] = d[2] + d[1] * nthreads;
+    }
+    d[5] = 0;
+    if (d[4] == 0) {
+      d[4] = reinterpret_cast<std::uintptr_t>(old);
+      break;
+    }
+    d = reinterpret_cast<std::uintptr_t*>(d[4]);
+  }
+  auto* lookup = new ReductionLookup;
+  if (old && old[5]) *lookup = *reinterpret_cast<ReductionLookup*>(old[5]);
+  for (d = data;;) {
+    for (std::size_t j = 0; j < d[0]; ++j) {
+      std::uintptr_t* item = red_item(d, j);
+      item[2] = reinterpret_cast<std::uintptr_t>(d);
+      (*lookup)[item[0]] = item;
+    }
+    if (d[4] == reinterpret_cast<std::uintptr_t>(old)) break;
+    d = reinterpret_cast<std::uintptr_t*>(d[4]);
+  }
+  data[5] = reinterpret_cast<std::uintptr_t>(lookup);
+  g->reductions = data;
+}
+
+void task_reduction_unregister(std::uintptr_t* data, bool free_blocks) {
+  if (!data) return;
+  delete reinterpret_cast<ReductionLookup*>(data[5]);
+  data[5] = 0;
+  if (!free_blocks) return;
+  // The arrays of this registration are chained up to the enclosing one,
+  // whose head carries its own lookup (data[5] != 0).
+  std::uintptr_t* d = data;
+  do {
+    std::free(reinterpret_cast<void*>(d[2]));
+    d = reinterpret_cast<std::uintptr_t*>(d[4]);
+  } while (d && !d[5]);
+}
+
+void task_reduction_remap(std::size_t cnt, std::size_t cntorig, void** ptrs) {
+  ThreadState& ts = this_thread();
+  TaskGroup* g = ts.task->group;
+  std::uintptr_t* data = g ? g->reductions : nullptr;
+  if (!data) fatal("in_reduction without an enclosing task_reduction (GOMP_task_reduction_remap)");
+  const std::uintptr_t id = static_cast<std::uintptr_t>(ts.num);
+  const auto* lookup = reinterpret_cast<const ReductionLookup*>(data[5]);
+  for (std::size_t i = 0; i < cnt; ++i) {
+    const std::uintptr_t addr = reinterpret_cast<std::uintptr_t>(ptrs[i]);
+    if (lookup) {
+      auto it = lookup->find(addr);
+      if (it != lookup->end()) {
+        std::uintptr_t* item = it->second;
+        auto* d = reinterpret_cast<std::uintptr_t*>(item[2]);
+        ptrs[i] = reinterpret_cast<void*>(d[2] + id * d[1] + item[1]);
+        if (i < cntorig) ptrs[cnt + i] = reinterpret_cast<void*>(item[0]);
+        continue;
+      }
+    }
+    // Not an original item: an address inside some thread's private copies
+    // (a task nested in a task that already remapped it).
+    std::uintptr_t* d = data;
+    while (d && !(addr >= d[2] && addr < d[6])) d = reinterpret_cast<std::uintptr_t*>(d[4]);
+    if (!d) fatal("no task_reduction or task-modifier reduction matches the in_reduction item at %p", ptrs[i]);
+    const std::uintptr_t off = (addr - d[2]) % d[1];
+    ptrs[i] = reinterpret_cast<void*>(d[2] + id * d[1] + off);
+    if (i < cntorig) {
+      bool found = false;
+      for (std::size_t j = 0; j < d[0]; ++j) {
+        if (red_item(d, j)[1] == off) {
+          ptrs[cnt + i] = reinterpret_cast<void*>(red_item(d, j)[0]);
+          found = true;
+          break;
+        }
+      }
+      if (!found) fatal("no task_reduction item at offset %zu matches the in_reduction item at %p", static_cast<std::size_t>(off), ptrs[i]);
+    }
+  }
+}
+
+void workshare_task_reduction_end(bool cancelled) {
+  ThreadState& ts = this_thread();
+  TaskGroup* g = ts.task->group;
+  std::uintptr_t* data = g ? g->reductions : nullptr;
+  taskgroup_end();
+  task_reduction_unregister(data, ts.num == 0);
+  if (!cancelled) team_barrier();
+}
 
 }  // namespace canopy::omp

@@ -5,6 +5,7 @@
 // can be replaced by canopy's work-stealing deques without touching gomp/.
 #pragma once
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <deque>
 #include <mutex>
@@ -19,6 +20,14 @@ struct TaskGroup {
   TaskGroup* outer = nullptr;
   std::atomic<int> pending{0};  // tasks created in the group (and their descendants) not complete
   std::atomic<bool> cancelled{false};
+  // Task reductions visible in the group (GCC's descriptor array, see
+  // task_reduction_register): inherited from the enclosing group.
+  std::uintptr_t* reductions = nullptr;
+  bool workshare = false;  // a work share's task-reduction group: cancel taskgroup means the enclosing one
+  bool is_cancelled() const {
+    return cancelled.load(std::memory_order_acquire) ||
+           (workshare && outer && outer->cancelled.load(std::memory_order_acquire));
+  }
 };
 
 // Task identities for lock ownership: 31 bits, never 0.
@@ -91,6 +100,26 @@ void taskgroup_start();
 void taskgroup_end();
 void fulfill_event(void* event);
 bool in_final();
+
+// Task reductions (GCC 12's ABI). `data` is the compiler's descriptor:
+// data[0] item count, data[1] bytes of one thread's block of private copies,
+// data[2] its alignment (the runtime replaces it with the base of the
+// nthreads blocks), data[3] allocator, data[4] next array (the runtime chains
+// it to the enclosing group's registration), data[5] the runtime's lookup,
+// data[6] the end of the blocks; then per item {original address, offset in
+// a block, the runtime's back pointer to data}. Registers on the calling
+// task's innermost taskgroup; with `orig` (a work share's first thread's
+// array) the blocks `orig` allocated are shared instead of allocated.
+void task_reduction_register(std::uintptr_t* data, std::uintptr_t* orig = nullptr);
+// Frees the lookup and (with free_blocks) the private copies of one registration.
+void task_reduction_unregister(std::uintptr_t* data, bool free_blocks = true);
+// GOMP_task_reduction_remap: ptrs[i] (an original item, or an address inside
+// some thread's private copies) becomes the calling thread's private copy;
+// for i < cntorig, ptrs[cnt + i] gets the original item's address.
+void task_reduction_remap(std::size_t cnt, std::size_t cntorig, void** ptrs);
+// End of a work share with task reductions: its taskgroup ends, the
+// registration is dropped (thread 0 frees the copies), then a barrier unless cancelled.
+void workshare_task_reduction_end(bool cancelled);
 
 // The barrier hook: run one ready task of `team` if there is one; true if one ran.
 // With a filter, only a child of `parent` / a member of `group` is taken:

@@ -78,7 +78,17 @@ void runtime_schedule(int& kind, std::uint64_t& chunk) {
 
 WorkShare& loop_enter(const LoopSpec& spec) {
   ThreadState& ts = this_thread();
+  // Task reductions: every thread's work share runs in its own taskgroup;
+  // the first thread allocates the private copies, the others share them.
+  if (spec.reductions) {
+    taskgroup_start();
+    ts.task->group->workshare = true;
+  }
+  bool first = false;
   WorkShare& w = ws_enter(ts, [&](WorkShare& s) {
+    first = true;
+    s.task_reductions = spec.reductions;
+    if (spec.reductions) task_reduction_register(spec.reductions);
     s.count = spec.count;
     s.kind = spec.kind == 4 ? 1 : spec.kind;
     s.chunk = spec.chunk ? spec.chunk : (s.kind == 1 ? 0 : 1);
@@ -96,6 +106,7 @@ WorkShare& loop_enter(const LoopSpec& spec) {
       s.dims.clear();
     }
   });
+  if (spec.reductions && !first) task_reduction_register(spec.reductions, w.task_reductions);
   ts.loop = LoopCursor{};
   ts.loop.ws = &w;
   ts.loop.ordered = spec.ordered;
@@ -223,6 +234,23 @@ void doacross_wait(const std::uint64_t* idx) {
       sched_yield();
     }
   }
+}
+
+void scope_enter(std::uintptr_t* reductions) {
+  if (!reductions) return;
+  ThreadState& ts = this_thread();
+  taskgroup_start();
+  ts.task->group->workshare = true;
+  bool first = false;
+  WorkShare& w = ws_enter(ts, [&](WorkShare& s) {
+    first = true;
+    s.task_reductions = reductions;
+    task_reduction_register(reductions);
+  });
+  if (!first) task_reduction_register(reductions, w.task_reductions);
+  // The slot holds nothing else for the scope: leave it now (the first
+  // thread's descriptor stays valid until every thread ends the scope).
+  ws_leave(ts, w);
 }
 
 bool single_start() {

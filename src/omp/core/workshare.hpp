@@ -24,6 +24,10 @@ void ordered_end();
 void doacross_post(const std::uint64_t* idx);
 void doacross_wait(const std::uint64_t* idx);
 
+// scope with task reductions: the thread's taskgroup and registration
+// (GOMP_workshare_task_reduction_unregister ends them).
+void scope_enter(std::uintptr_t* reductions);
+
 bool single_start();
 void* single_copy_start();
 void single_copy_end(void* data);

@@ -96,8 +96,8 @@ LOOP_NEXT(ordered_runtime)
 namespace {
 bool loop_start_generic(long s, long e, long i, long sched, long chunk, long* is, long* ie, uintptr_t* reductions,
                         void** mem, bool ordered) {
-  if (reductions) fatal("task reductions on worksharing loops are not supported yet");
   LoopSpec spec = spec_of(s, e, i, sched_kind(sched), chunk, ordered);
+  spec.reductions = reductions;
   if (mem) spec.mem_size = reinterpret_cast<uintptr_t>(*mem);
   loop_enter(spec);
   if (mem) *mem = loop_mem();
@@ -171,14 +171,19 @@ CANOPY_GOMP void GOMP_parallel_loop_runtime_start(void (*fn)(void*), void* d, un
 // Doacross loops: the work share runs over counts[0] iterations, numbered from 0.
 namespace {
 thread_local std::vector<std::uint64_t> tls_dims;
-bool doacross_start(unsigned ncounts, long* counts, int kind, long chunk, long* is, long* ie) {
+bool doacross_start(unsigned ncounts, long* counts, int kind, long chunk, long* is, long* ie,
+                    uintptr_t* reductions = nullptr, void** mem = nullptr) {
   tls_dims.assign(counts, counts + ncounts);
   for (auto& d : tls_dims)
     if (static_cast<long>(d) < 0) d = 0;
   LoopSpec spec = spec_of(0, static_cast<long>(tls_dims[0]), 1, kind, chunk, false);
   spec.ndims = ncounts;
   spec.dims = tls_dims.data();
+  spec.reductions = reductions;
+  if (mem) spec.mem_size = reinterpret_cast<uintptr_t>(*mem);
   loop_enter(spec);
+  if (mem) *mem = loop_mem();
+  if (!is) return false;
   return next_long(is, ie);
 }
 }  // namespace
@@ -196,9 +201,7 @@ CANOPY_GOMP bool GOMP_loop_doacross_runtime_start(unsigned n, long* counts, long
 }
 CANOPY_GOMP bool GOMP_loop_doacross_start(unsigned n, long* counts, long sched, long c, long* is, long* ie,
                                           uintptr_t* reductions, void** mem) {
-  if (reductions) fatal("task reductions on doacross loops are not supported yet");
-  if (mem) fatal("GOMP_loop_doacross_start with work-share memory is not supported yet");
-  return doacross_start(n, counts, sched_kind(sched), c, is, ie);
+  return doacross_start(n, counts, sched_kind(sched), c, is, ie, reductions, mem);
 }
 
 CANOPY_GOMP void GOMP_doacross_post(long* counts) {

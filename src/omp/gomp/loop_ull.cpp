@@ -28,8 +28,8 @@ bool next_ull(ull* istart, ull* iend) {
 
 bool start_ull(bool up, ull s, ull e, ull i, int kind, ull chunk, bool ordered, ull* is, ull* ie, uintptr_t* reductions = nullptr,
                void** mem = nullptr) {
-  if (reductions) fatal("task reductions on worksharing loops are not supported yet");
   LoopSpec spec;
+  spec.reductions = reductions;
   spec.count = count_of(up, s, e, i);
   if (kind == 0) {
     std::uint64_t c;
@@ -97,7 +97,8 @@ CANOPY_GOMP bool GOMP_loop_ull_ordered_start(bool up, ull s, ull e, ull i, long 
 
 namespace {
 thread_local std::vector<std::uint64_t> tls_dims;
-bool doacross_start(unsigned n, ull* counts, int kind, ull c, ull* is, ull* ie) {
+bool doacross_start(unsigned n, ull* counts, int kind, ull c, ull* is, ull* ie, uintptr_t* reductions = nullptr,
+                    void** mem = nullptr) {
   tls_dims.assign(counts, counts + n);
   LoopSpec spec;
   if (kind == 0) {
@@ -110,7 +111,11 @@ bool doacross_start(unsigned n, ull* counts, int kind, ull c, ull* is, ull* ie) 
   spec.chunk = c;
   spec.ndims = n;
   spec.dims = tls_dims.data();
+  spec.reductions = reductions;
+  if (mem) spec.mem_size = reinterpret_cast<uintptr_t>(*mem);
   loop_enter(spec);
+  if (mem) *mem = loop_mem();
+  if (!is) return false;
   return next_ull(is, ie);
 }
 }  // namespace
@@ -128,8 +133,7 @@ CANOPY_GOMP bool GOMP_loop_ull_doacross_runtime_start(unsigned n, ull* counts, u
 }
 CANOPY_GOMP bool GOMP_loop_ull_doacross_start(unsigned n, ull* counts, long sched, ull c, ull* is, ull* ie,
                                               uintptr_t* reductions, void** mem) {
-  if (reductions || mem) fatal("task reductions / work-share memory on doacross loops are not supported yet");
-  return doacross_start(n, counts, static_cast<int>(sched & 0x7fffffffL), c, is, ie);
+  return doacross_start(n, counts, static_cast<int>(sched & 0x7fffffffL), c, is, ie, reductions, mem);
 }
 CANOPY_GOMP void GOMP_doacross_ull_post(ull* counts) {
   WorkShare* w = this_thread().loop.ws;

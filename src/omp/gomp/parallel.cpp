@@ -13,11 +13,40 @@ CANOPY_GOMP void GOMP_parallel_start(void (*fn)(void*), void* data, unsigned num
 }
 CANOPY_GOMP void GOMP_parallel_end() { join_end(); }
 
-// Reductions of a parallel region with task reductions: GCC registers them
-// through GOMP_taskgroup_reduction_register; not supported in this cut.
+// parallel with reduction(task, ...): the compiler's descriptor is the first
+// word of `data`. Every implicit task of the team runs inside one taskgroup
+// that carries the registration (private copies for each thread of the
+// team); the compiler combines them after the region, so the team size is
+// returned.
+namespace {
+struct ParallelReductions {
+  void (*fn)(void*);
+  void* data;
+  TaskGroup group;
+  int nthreads = 1;
+};
+
+void parallel_reductions_body(void* arg) {
+  auto* pr = static_cast<ParallelReductions*>(arg);
+  ThreadState& ts = this_thread();
+  Task* me = ts.task;
+  TaskGroup* saved = me->group;
+  if (ts.num == 0) {  // the team's size is known only now: register once, then let the team in
+    pr->nthreads = ts.team->nthreads;
+    me->group = &pr->group;
+    task_reduction_register(*static_cast<std::uintptr_t**>(pr->data));
+  }
+  team_barrier();
+  me->group = &pr->group;
+  pr->fn(pr->data);
+  me->group = saved;
+}
+}  // namespace
+
 CANOPY_GOMP unsigned GOMP_parallel_reductions(void (*fn)(void*), void* data, unsigned num_threads, unsigned flags) {
-  (void)fn, (void)data, (void)num_threads, (void)flags;
-  fatal("task reductions (GOMP_parallel_reductions) are not supported yet");
+  ParallelReductions pr{fn, data, {}, 1};
+  fork_join(parallel_reductions_body, &pr, num_threads, flags & 7);
+  return static_cast<unsigned>(pr.nthreads);
 }
 
 // Host teams: a league of `num_teams` initial threads would need their own

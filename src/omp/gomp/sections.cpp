@@ -25,8 +25,8 @@ CANOPY_GOMP unsigned GOMP_sections_start(unsigned count) {
   return next_section();
 }
 CANOPY_GOMP unsigned GOMP_sections2_start(unsigned count, uintptr_t* reductions, void** mem) {
-  if (reductions) fatal("task reductions on sections are not supported yet");
   LoopSpec s = sections_spec(count);
+  s.reductions = reductions;
   if (mem) s.mem_size = reinterpret_cast<uintptr_t>(*mem);
   loop_enter(s);
   if (mem) *mem = loop_mem();

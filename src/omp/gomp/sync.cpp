@@ -49,10 +49,9 @@ CANOPY_GOMP void GOMP_single_copy_end(void* data) { single_copy_end(data); }
 CANOPY_GOMP void GOMP_ordered_start() { ordered_start(); }
 CANOPY_GOMP void GOMP_ordered_end() { ordered_end(); }
 
-// scope construct: GCC emits its barrier itself; only reductions come here.
-CANOPY_GOMP void GOMP_scope_start(uintptr_t* reductions) {
-  if (reductions) fatal("task reductions on scope (GOMP_scope_start) are not supported yet");
-}
+// scope construct: GCC emits its barrier itself; only task reductions come
+// here (ended by GOMP_workshare_task_reduction_unregister).
+CANOPY_GOMP void GOMP_scope_start(uintptr_t* reductions) { scope_enter(reductions); }
 
 CANOPY_GOMP bool GOMP_cancellation_point(int which) {
   if (!runtime().settings.cancellation) return false;
@@ -61,7 +60,7 @@ CANOPY_GOMP bool GOMP_cancellation_point(int which) {
   if (which & (kCancelLoop | kCancelSections)) return ts.loop.ws && ts.loop.ws->cancelled.load(std::memory_order_acquire);
   if (which & kCancelTaskgroup) {
     TaskGroup* g = ts.task->member_of ? ts.task->member_of : ts.task->group;
-    return g && g->cancelled.load(std::memory_order_acquire);
+    return g && g->is_cancelled();
   }
   return false;
 }
@@ -77,6 +76,7 @@ CANOPY_GOMP bool GOMP_cancel(int which, bool do_cancel) {
     if (ts.loop.ws) ts.loop.ws->cancelled.store(true, std::memory_order_release);
   } else if (which & kCancelTaskgroup) {
     TaskGroup* g = ts.task->group ? ts.task->group : ts.task->member_of;
+    if (g && g->workshare && g->outer) g = g->outer;  // a work share's reduction group: the enclosing taskgroup
     if (g) g->cancelled.store(true, std::memory_order_release);
   }
   return true;

@@ -29,18 +29,13 @@ CANOPY_GOMP void GOMP_taskyield() { taskyield(); }
 CANOPY_GOMP void GOMP_taskgroup_start() { taskgroup_start(); }
 CANOPY_GOMP void GOMP_taskgroup_end() { taskgroup_end(); }
 
-CANOPY_GOMP void GOMP_taskgroup_reduction_register(uintptr_t*) {
-  fatal("task reductions (GOMP_taskgroup_reduction_register) are not supported yet");
+// Task reductions (descriptor layout in core/tasks.hpp).
+CANOPY_GOMP void GOMP_taskgroup_reduction_register(uintptr_t* data) { task_reduction_register(data); }
+CANOPY_GOMP void GOMP_taskgroup_reduction_unregister(uintptr_t* data) { task_reduction_unregister(data); }
+CANOPY_GOMP void GOMP_task_reduction_remap(size_t cnt, size_t cntorig, void** ptrs) {
+  task_reduction_remap(cnt, cntorig, ptrs);
 }
-CANOPY_GOMP void GOMP_taskgroup_reduction_unregister(uintptr_t*) {
-  fatal("task reductions (GOMP_taskgroup_reduction_unregister) are not supported yet");
-}
-CANOPY_GOMP void GOMP_task_reduction_remap(size_t, size_t, void**) {
-  fatal("task reductions (GOMP_task_reduction_remap) are not supported yet");
-}
-CANOPY_GOMP void GOMP_workshare_task_reduction_unregister(bool) {
-  fatal("task reductions (GOMP_workshare_task_reduction_unregister) are not supported yet");
-}
+CANOPY_GOMP void GOMP_workshare_task_reduction_unregister(bool cancelled) { workshare_task_reduction_end(cancelled); }
 
 // Taskloop flags (gomp-constants.h): UP 1<<8, GRAINSIZE 1<<9, IF 1<<10, NOGROUP 1<<11, REDUCTION 1<<12, STRICT 1<<14.
 namespace {
@@ -50,13 +45,21 @@ constexpr unsigned kTlUp = 1u << 8, kTlGrainsize = 1u << 9, kTlIf = 1u << 10, kT
 template <class T>
 void taskloop(void (*fn)(void*), void* data, void (*cpyfn)(void*, void*), long arg_size, long arg_align, unsigned flags,
               unsigned long num_tasks, int priority, T start, T end, T step, bool up) {
-  if (flags & kTlReduction) fatal("taskloop reductions are not supported yet");
+  // With a reduction clause, the data block starts {T lo, T hi, uintptr_t* descriptor}.
+  struct DataHead {
+    T lo, hi;
+    std::uintptr_t* reductions;
+  };
+  const bool reduce = (flags & (kTlReduction | kTlNogroup)) == kTlReduction;
   std::uint64_t count;
   if (up)
     count = end > start ? (static_cast<std::uint64_t>(end) - start - 1) / static_cast<std::uint64_t>(step) + 1 : 0;
   else
     count = start > end ? (static_cast<std::uint64_t>(start) - end - 1) / (0 - static_cast<std::uint64_t>(step)) + 1 : 0;
-  if (count == 0) return;
+  if (count == 0) {
+    if (reduce) static_cast<DataHead*>(data)->reductions[2] = 0;  // tells the caller nothing was registered
+    return;
+  }
   std::uint64_t ntasks;
   if (flags & kTlGrainsize) {
     std::uint64_t grain = num_tasks ? num_tasks : 1;
@@ -66,6 +69,7 @@ void taskloop(void (*fn)(void*), void* data, void (*cpyfn)(void*, void*), long a
   }
   ntasks = std::min(ntasks, count);
   if (!(flags & kTlNogroup)) taskgroup_start();
+  if (reduce) task_reduction_register(static_cast<DataHead*>(data)->reductions);
   std::uint64_t q = count / ntasks, r = count % ntasks;
   if ((flags & kTlGrainsize) && (flags & kTlStrict)) {  // grainsize(strict: g): exactly g per task, the last one less
     q = num_tasks ? num_tasks : 1;
