@@ -344,6 +344,27 @@ struct Saved {
 
 thread_local std::vector<Saved> tls_saved;
 
+// The calling thread's state in the enclosing team, kept while it leads a
+// nested team or runs a target region as a new initial task.
+void push_saved(ThreadState& ts) {
+  tls_saved.push_back(Saved{ts.team, ts.num, ts.task, ts.ws_count, ts.loop, ts.partition, ts.place,
+                            std::move(ts.implicit), ts.bound_cpus});
+}
+// Restores what push_saved kept; returns the binding it had there.
+std::vector<int> pop_saved(ThreadState& ts) {
+  Saved sv = std::move(tls_saved.back());
+  tls_saved.pop_back();
+  ts.team = sv.team;
+  ts.num = sv.num;
+  ts.task = sv.task;
+  ts.ws_count = sv.ws_count;
+  ts.loop = sv.loop;
+  ts.partition = std::move(sv.partition);
+  ts.place = sv.place;
+  ts.implicit = std::move(sv.implicit);
+  return std::move(sv.bound_cpus);
+}
+
 }  // namespace
 
 Runtime& runtime() {
@@ -443,7 +464,7 @@ void fork_start(void (*fn)(void*), void* data, unsigned requested, unsigned proc
   Placement pl = (n > 1 || team->level == 1) ? place_team(ts, n, bind, canopy_default) : Placement{};
 
   // Save the primary thread's state (restored by join_end).
-  tls_saved.push_back(Saved{ts.team, ts.num, ts.task, ts.ws_count, ts.loop, ts.partition, ts.place, std::move(ts.implicit), ts.bound_cpus});
+  push_saved(ts);
 
   // Workers: the ones this thread used last time first (they are warm and bound), then the pool.
   std::vector<ThreadState*> workers(n > 0 ? n - 1 : 0, nullptr);
@@ -519,17 +540,8 @@ void join_end() {
   team->group_root->busy_workers.fetch_sub(team->reserved_workers, std::memory_order_acq_rel);
   team->reserved_workers = 0;
   team->in_use = false;
-  Saved sv = std::move(tls_saved.back());
-  tls_saved.pop_back();
-  ts.team = sv.team;
-  ts.num = sv.num;
-  ts.task = sv.task;
-  ts.ws_count = sv.ws_count;
-  ts.loop = sv.loop;
-  ts.partition = sv.partition;
-  ts.place = sv.place;
-  ts.implicit = std::move(sv.implicit);
-  if (!sv.bound_cpus.empty()) bind_to(ts, sv.bound_cpus);  // back to the place it had in the enclosing team
+  const std::vector<int> bound = pop_saved(ts);
+  if (!bound.empty()) bind_to(ts, bound);  // back to the place it had in the enclosing team
 }
 
 void fork_join(void (*fn)(void*), void* data, unsigned requested, unsigned proc_bind, const LoopSpec* loop) {
@@ -611,7 +623,7 @@ void wake_team_waiters(Team& team) {
 
 void run_as_initial_task(void (*fn)(void*), void* data, int thread_limit) {
   ThreadState& ts = this_thread();
-  tls_saved.push_back(Saved{ts.team, ts.num, ts.task, ts.ws_count, ts.loop, ts.partition, ts.place, std::move(ts.implicit), ts.bound_cpus});
+  push_saved(ts);
   const std::size_t depth = tls_saved.size() - 1;
   while (ts.forked_teams.size() <= depth) ts.forked_teams.push_back(std::make_unique<Team>());
   Team* team = ts.forked_teams[depth].get();
@@ -634,16 +646,7 @@ void run_as_initial_task(void (*fn)(void*), void* data, int thread_limit) {
   fn(data);
   while (team_pending_tasks(*team) > 0)
     if (!run_one_task(*team)) cpu_relax();
-  Saved sv = std::move(tls_saved.back());
-  tls_saved.pop_back();
-  ts.team = sv.team;
-  ts.num = sv.num;
-  ts.task = sv.task;
-  ts.ws_count = sv.ws_count;
-  ts.loop = sv.loop;
-  ts.partition = sv.partition;
-  ts.place = sv.place;
-  ts.implicit = std::move(sv.implicit);
+  pop_saved(ts);
 }
 
 void team_barrier() { barrier_wait(*this_thread().team, false); }
