@@ -12,6 +12,8 @@
 //   --locality        log the bytes each task / loop chunk accesses during
 //                     the last iteration and print a LOCALITY line (locality.hpp)
 //   --no-check        skip the check of the result
+//   --inject-error    change one value of the result before the check (a
+//                     test that the check catches it: the program must exit 1)
 //
 // Every run's result is checked against a sequential reference (each
 // application says how) unless --no-check; a wrong result exits 1.
@@ -37,12 +39,13 @@ struct Args {
   bool smoke = false;
   bool locality = false;
   bool check = true;
+  bool inject_error = false;
 };
 
 [[noreturn]] inline void usage(const char* prog) {
   std::fprintf(stderr,
                "usage: %s [-t threads] [-n size] [-i|--iterations k] [-r runs] [-w warm-up runs] [--smoke] "
-               "[--locality] [--no-check]\n",
+               "[--locality] [--no-check] [--inject-error]\n",
                prog);
   std::exit(2);
 }
@@ -81,6 +84,8 @@ inline Args parse_args(int argc, char** argv) {
       a.locality = true;
     } else if (!std::strcmp(flag, "--no-check")) {
       a.check = false;
+    } else if (!std::strcmp(flag, "--inject-error")) {
+      a.inject_error = true;
     } else {
       usage(argv[0]);
     }

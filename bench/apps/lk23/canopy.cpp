@@ -119,6 +119,7 @@ int main(int argc, char** argv) {
   std::vector<double> ref;
   auto check = [&] {
     if (ref.empty()) ref = apps::lk23::reference(c);
+    if (a.inject_error) ptr(za[0][0])[c.s + 1] += 1e-9;  // an interior point
     apps::lk23::compare(argv[0], c, ref, [&](long bi, long bj) { return ptr(za[0][bi * b + bj]); });
   };
   apps::measure(a, "lk23", impl, c.iterations, prepare, timed, check);

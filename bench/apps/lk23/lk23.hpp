@@ -22,6 +22,7 @@
 // --smoke: n = 32, b = 4, 4 iterations.
 #pragma once
 #include <cstddef>
+#include <cstdio>
 #include <vector>
 
 #include "common.hpp"
@@ -59,9 +60,12 @@ void compare(const char* prog, const Config& c, const std::vector<double>& ref, 
         for (long q = 0; q < c.s; ++q) {
           const double want = ref[static_cast<std::size_t>((bi * c.s + r) * c.n + bj * c.s + q)];
           const double got = z[r * c.s + q];
-          if (!(got - want <= 1e-12 && want - got <= 1e-12))
-            fail(prog, "za[" + std::to_string(bi * c.s + r) + "][" + std::to_string(bj * c.s + q) +
-                           "] = " + std::to_string(got) + ", the sequential reference has " + std::to_string(want));
+          if (!(got - want <= 1e-12 && want - got <= 1e-12)) {
+            char msg[160];
+            std::snprintf(msg, sizeof msg, "za[%ld][%ld] = %.17g, the sequential reference has %.17g",
+                          bi * c.s + r, bj * c.s + q, got, want);
+            fail(prog, msg);
+          }
         }
     }
 }

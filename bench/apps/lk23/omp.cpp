@@ -69,6 +69,7 @@ int main(int argc, char** argv) {
   std::vector<double> ref;
   auto check = [&] {
     if (ref.empty()) ref = apps::lk23::reference(c);
+    if (a.inject_error) za[0][c.s + 1] += 1e-9;  // an interior point
     apps::lk23::compare(argv[0], c, ref,
                         [&](long bi, long bj) { return za[0] + static_cast<std::size_t>(bi * b + bj) * pts; });
   };

@@ -119,7 +119,10 @@ int main(int argc, char** argv) {
     }
     apps::locality_enable(false);
   };
-  auto check = [&] { apps::matmul::check(argv[0], c, [&](long i) { return ptr(cr[i]); }); };
+  auto check = [&] {
+    if (a.inject_error) ptr(cr[c.p - 1])[c.row_block() - 1] += 1e-3;
+    apps::matmul::check(argv[0], c, [&](long i) { return ptr(cr[i]); });
+  };
   apps::measure(a, "matmul", impl, c.iterations, prepare, timed, check);
   if (a.locality) apps::locality_print("matmul", impl, a.threads, apps::locality_summarize());
   for (canopy::Data d : at) canopy::data_free(d);

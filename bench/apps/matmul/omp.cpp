@@ -58,7 +58,10 @@ int main(int argc, char** argv) {
     }
     apps::locality_enable(false);
   };
-  auto check = [&] { apps::matmul::check(argv[0], c, c_rows); };
+  auto check = [&] {
+    if (a.inject_error) c_rows(c.p - 1)[c.row_block() - 1] += 1e-3;
+    apps::matmul::check(argv[0], c, c_rows);
+  };
   apps::measure(a, "matmul", "omp", c.iterations, prepare, timed, check);
   if (a.locality) apps::locality_print("matmul", "omp", a.threads, apps::locality_summarize());
 }

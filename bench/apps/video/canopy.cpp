@@ -177,6 +177,7 @@ int main(int argc, char** argv) {
     std::vector<std::uint8_t> mask;
     for (long q = 0; q < kQuarters; ++q) mask.insert(mask.end(), ptr(d3[last][q]), ptr(d3[last][q]) + canopy::data_size(d3[last][q]));
     got.hash = hash_bytes(h, mask.data(), mask.size());
+    if (a.inject_error) got.tracks.t[0].cx += 0.25;
     apps::video::check(argv[0], c, got, ref);
   };
   apps::measure(a, "video", "canopy", c.frames - 1, prepare, timed, check);

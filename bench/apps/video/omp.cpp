@@ -119,6 +119,7 @@ int main(int argc, char** argv) {
     got.objects = objects;
     got.tracks = tracks;
     got.hash = hash_bytes(hash_bytes(0xCBF29CE484222325ull, model, px * mf * sizeof(float)), d3, px);
+    if (a.inject_error) got.tracks.t[0].cx += 0.25;
     apps::video::check(argv[0], c, got, ref);
   };
   apps::measure(a, "video", "omp", c.frames - 1, prepare, timed, check);
