@@ -104,7 +104,8 @@ def auto_supported(args):
     exe = program(args, app, "canopy")
     rc, _, err = run_capture([exe, "--smoke", "--no-check"], {"CANOPY_AFFINITY": "auto"})
     if rc != 0:
-        return False, f"this canopy refuses CANOPY_AFFINITY=auto ({err.strip().splitlines()[-1] if err.strip() else rc})"
+        last = err.strip().splitlines()[-1] if err.strip() else f"exit {rc}"
+        return False, f"this canopy refuses CANOPY_AFFINITY=auto ({last})"
     rc, _, _ = run_capture([exe, "--smoke", "--no-check"], {"CANOPY_AFFINITY": "no-such-value"})
     if rc == 0:
         return False, ("this canopy does not read CANOPY_AFFINITY (CANOPY_AFFINITY=no-such-value was accepted), "
@@ -202,16 +203,19 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--bin", required=True, help="directory with the canopy_bench_* binaries (build/bin)")
     ap.add_argument("--rounds", type=int, default=5, help="runs of each configuration (the median is reported)")
-    ap.add_argument("--threads", default=str(os.cpu_count() or 1), help="thread counts, comma separated (default: all CPUs)")
+    ap.add_argument("--threads", default=str(os.cpu_count() or 1),
+                    help="thread counts, comma separated (default: all CPUs)")
     ap.add_argument("--only", default="", help=f"applications, comma separated ({','.join(APPS)})")
-    ap.add_argument("--configs", default=",".join(CONFIGS), help=f"configurations, comma separated ({','.join(CONFIGS)})")
+    ap.add_argument("--configs", default=",".join(CONFIGS),
+                    help=f"configurations, comma separated ({','.join(CONFIGS)})")
     ap.add_argument("--size", default="default", choices=list(SIZES), help="problem sizes (see above)")
     ap.add_argument("--locality", action="store_true", help="log and report the local share of the bytes accessed")
     ap.add_argument("--no-check", dest="check", action="store_false", help="do not check the results")
     ap.add_argument("--markdown", action="store_true", help="print Markdown tables")
     ap.add_argument("--max-others", type=float, default=0.10,
                     help="run a program again when other processes used more than this share of the CPUs")
-    ap.add_argument("--smoke", action="store_true", help="every configuration once on the smoke sizes, checked (a test)")
+    ap.add_argument("--smoke", action="store_true",
+                    help="every configuration once on the smoke sizes, checked (a test)")
     args = ap.parse_args()
     try:
         args.threads = [int(t) for t in args.threads.split(",")]

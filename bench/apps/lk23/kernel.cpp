@@ -24,7 +24,9 @@ double unit(long r, long q, unsigned salt) {
 // Coefficient k (0 zr, 1 zb, 2 zu, 3 zv, 4 zz) of global point (r, q): the
 // four weights sum to less than 1, so za stays bounded.
 double coefficient(int k, long r, long q) { return k < 4 ? 0.05 + 0.18 * unit(r, q, k + 1) : 0.1 * unit(r, q, 9); }
-double start(long r, long q) { return std::sin(0.01 * static_cast<double>(r)) + std::cos(0.013 * static_cast<double>(q)) + unit(r, q, 17); }
+double start(long r, long q) {
+  return std::sin(0.01 * static_cast<double>(r)) + std::cos(0.013 * static_cast<double>(q)) + unit(r, q, 17);
+}
 
 }  // namespace
 
@@ -102,8 +104,8 @@ std::vector<double> reference(const Config& c) {
         const double za_up = r % s ? nw[at(r - 1, q)] : old[at(r - 1, q)];
         const double za_left = q % s ? nw[at(r, q - 1)] : old[at(r, q - 1)];
         const std::size_t i = at(r, q);
-        const double qa =
-            old[at(r + 1, q)] * co[0][i] + za_up * co[1][i] + old[at(r, q + 1)] * co[2][i] + za_left * co[3][i] + co[4][i];
+        const double qa = old[at(r + 1, q)] * co[0][i] + za_up * co[1][i] + old[at(r, q + 1)] * co[2][i] +
+                          za_left * co[3][i] + co[4][i];
         nw[at(r, q)] = o + 0.175 * (qa - o);
       }
     old.swap(nw);

@@ -66,7 +66,8 @@ int main(int argc, char** argv) {
     }
     objects[s] = canopy::data_allocate(sizeof(Objects));
   }
-  for (long k = 0; k < kStrips; ++k) model.push_back(canopy::data_allocate(model_floats(c, strip_rows(k)) * sizeof(float)));
+  for (long k = 0; k < kStrips; ++k)
+    model.push_back(canopy::data_allocate(model_floats(c, strip_rows(k)) * sizeof(float)));
   for (long q = 0; q < kQuarters; ++q)
     labels.push_back(canopy::data_allocate(static_cast<std::size_t>(quarter_rows(q) * w) * sizeof(std::int32_t)));
   tracks = canopy::data_allocate(sizeof(Tracks));
@@ -98,8 +99,11 @@ int main(int argc, char** argv) {
         in.push_back(canopy::read(fg[s][k]));
       in.push_back(canopy::write(d1[s][q]));
       submit_logged(in, log, [&, s, lo, hi, q] {
-        dilate(c, lo, hi, [&](long r) { const long k = strip_of(r); return ptr(fg[s][k]) + (r - c.strip_begin(k)) * w; },
-               ptr(d1[s][q]));
+        auto row = [&](long r) {
+          const long k = strip_of(r);
+          return ptr(fg[s][k]) + (r - c.strip_begin(k)) * w;
+        };
+        dilate(c, lo, hi, row, ptr(d1[s][q]));
       });
     }
     for (const auto* pass : {&d1, &d2}) {
@@ -107,7 +111,8 @@ int main(int argc, char** argv) {
       const std::vector<canopy::Data>& dst = pass == &d1 ? d2[s] : d3[s];
       for (long q = 0; q < kQuarters; ++q) {
         std::vector<canopy::Access> in;
-        for (long p = std::max(0L, q - 1); p <= std::min<long>(kQuarters - 1, q + 1); ++p) in.push_back(canopy::read(src[p]));
+        for (long p = std::max(0L, q - 1); p <= std::min<long>(kQuarters - 1, q + 1); ++p)
+          in.push_back(canopy::read(src[p]));
         in.push_back(canopy::write(dst[q]));
         submit_logged(in, log, [&, q, src_set = &src, out = dst[q]] {
           dilate(c, c.quarter_begin(q), c.quarter_begin(q + 1),
@@ -175,7 +180,8 @@ int main(int argc, char** argv) {
     std::uint64_t h = 0xCBF29CE484222325ull;
     for (long k = 0; k < kStrips; ++k) h = hash_bytes(h, ptr(model[k]), canopy::data_size(model[k]));
     std::vector<std::uint8_t> mask;
-    for (long q = 0; q < kQuarters; ++q) mask.insert(mask.end(), ptr(d3[last][q]), ptr(d3[last][q]) + canopy::data_size(d3[last][q]));
+    for (long q = 0; q < kQuarters; ++q)
+      mask.insert(mask.end(), ptr(d3[last][q]), ptr(d3[last][q]) + canopy::data_size(d3[last][q]));
     got.hash = hash_bytes(h, mask.data(), mask.size());
     if (a.inject_error) got.tracks.t[0].cx += 0.25;
     apps::video::check(argv[0], c, got, ref);

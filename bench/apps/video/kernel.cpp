@@ -68,8 +68,9 @@ Config config(const Args& a, const char* prog) {
 void capture(const Config& c, long f, long lo, long hi, std::uint8_t* dst) {
   for (long y = lo; y < hi; ++y)
     for (long x = 0; x < c.w; ++x) {
-      const int noise = static_cast<int>(mix((static_cast<std::uint64_t>(f) << 42) ^ (static_cast<std::uint64_t>(y) << 21) ^
-                                             static_cast<std::uint64_t>(x)) % 5) - 2;
+      const std::uint64_t key = static_cast<std::uint64_t>(f) << 42 ^ static_cast<std::uint64_t>(y) << 21 ^
+                                static_cast<std::uint64_t>(x);
+      const int noise = static_cast<int>(mix(key) % 5) - 2;
       dst[(y - lo) * c.w + x] = static_cast<std::uint8_t>(60 + ((x * 7 + y * 13) & 63) + noise);
     }
   // Frame 0, which starts the background model, is the empty scene.
@@ -130,8 +131,9 @@ void background(const std::uint8_t* pixels, std::size_t count, float* model, std
     mask[i] = fg ? 255 : 0;
     // Keep them sorted by weight / sd (insertion sort of three).
     for (int k = 1; k < kGauss; ++k)
-      for (int j = k; j > 0 && m[3 * j] * m[3 * j] * m[3 * (j - 1) + 2] > m[3 * (j - 1)] * m[3 * (j - 1)] * m[3 * j + 2];
-           --j)
+      // w_j / sd_j > w_(j-1) / sd_(j-1), squared
+      for (int j = k;
+           j > 0 && m[3 * j] * m[3 * j] * m[3 * (j - 1) + 2] > m[3 * (j - 1)] * m[3 * (j - 1)] * m[3 * j + 2]; --j)
         for (int e = 0; e < 3; ++e) std::swap(m[3 * j + e], m[3 * (j - 1) + e]);
   }
 }

@@ -28,8 +28,8 @@ int main(int argc, char** argv) {
   const std::size_t px = static_cast<std::size_t>(w * h), mf = model_floats(c, 1) / static_cast<std::size_t>(w);
   auto alloc = [](std::size_t bytes) {
     bytes = (bytes + 4095) / 4096 * 4096;
-    return std::unique_ptr<unsigned char[], decltype(&std::free)>(static_cast<unsigned char*>(std::aligned_alloc(4096, bytes)),
-                                                                  &std::free);
+    return std::unique_ptr<unsigned char[], decltype(&std::free)>(
+        static_cast<unsigned char*>(std::aligned_alloc(4096, bytes)), &std::free);
   };
   auto frame_m = alloc(px), fg_m = alloc(px), d1_m = alloc(px), d2_m = alloc(px), d3_m = alloc(px),
        labels_m = alloc(px * sizeof(std::int32_t)), model_m = alloc(px * mf * sizeof(float));

@@ -56,7 +56,9 @@ Config config(const Args& a, const char* prog);
 void capture(const Config& c, long f, long lo, long hi, std::uint8_t* dst);
 
 // The mixture of a strip: 3 * kGauss floats a pixel (weight, mean, variance).
-inline std::size_t model_floats(const Config& c, long rows) { return static_cast<std::size_t>(rows * c.w) * 3 * kGauss; }
+inline std::size_t model_floats(const Config& c, long rows) {
+  return static_cast<std::size_t>(rows * c.w) * 3 * kGauss;
+}
 // Starts the mixture from the first frame's pixels.
 void model_init(const std::uint8_t* pixels, std::size_t count, float* model);
 // Updates the mixture with `count` pixels and writes the mask (255 foreground, 0 background).
@@ -100,7 +102,9 @@ inline std::size_t components_bytes(const Config& c) {
 }
 inline std::int32_t* first_row_labels(Components* k) { return reinterpret_cast<std::int32_t*>(k + 1); }
 inline std::int32_t* last_row_labels(const Config& c, Components* k) { return first_row_labels(k) + c.w; }
-inline const std::int32_t* first_row_labels(const Components* k) { return reinterpret_cast<const std::int32_t*>(k + 1); }
+inline const std::int32_t* first_row_labels(const Components* k) {
+  return reinterpret_cast<const std::int32_t*>(k + 1);
+}
 inline const std::int32_t* last_row_labels(const Config& c, const Components* k) { return first_row_labels(k) + c.w; }
 
 // Connected components of rows [lo, hi) of the mask (contiguous, w bytes a
