@@ -5,7 +5,7 @@ of the bytes each task accessed that were on its own NUMA node.
 
     python3 bench/apps/run.py --bin build/bin [--rounds 5] [--threads 2]
         [--only lk23,matmul,video] [--size default|small|smoke] [--locality]
-        [--no-check] [--markdown] [--smoke]
+        [--no-check] [--submit] [--markdown] [--smoke]
 
 Configurations (columns):
   canopy        canopy_bench_<app>_canopy, CANOPY_AFFINITY=none
@@ -131,6 +131,8 @@ def jobs_for(args):
                     cmd.append("--locality")
                 if not args.check:
                     cmd.append("--no-check")
+                if args.submit and config.startswith("canopy") and app in ("lk23", "matmul"):
+                    cmd.append("--submit")
                 jobs.append((app, config, t, cmd, env_for(config)))
     return jobs
 
@@ -221,6 +223,8 @@ def main():
     ap.add_argument("--size", default="default", choices=list(SIZES), help="problem sizes (see above)")
     ap.add_argument("--locality", action="store_true", help="log and report the local share of the bytes accessed")
     ap.add_argument("--no-check", dest="check", action="store_false", help="do not check the results")
+    ap.add_argument("--submit", action="store_true",
+                    help="canopy lk23 and matmul through submit instead of a TaskGraph (their --submit)")
     ap.add_argument("--markdown", action="store_true", help="print Markdown tables")
     ap.add_argument("--max-others", type=float, default=0.10,
                     help="run a program again when other processes used more than this share of the CPUs")
