@@ -59,6 +59,8 @@ STATS = re.compile(r"canopy stats: ([\d.]+)% of ([\d.]+) MB accessed on the work
 # on 2 workers, policy canopy, mapped in 0.41 ms, 0 pages moved"; any line saying mapped/mapping with a time.
 MAPPING_COST = re.compile(r"(?im)^.*\bmapp(?:ed|ing)\b.*?\d(?:\.\d+)?\s*(?:ms|us|µs)\b.*$")
 MAPPED_MS = re.compile(r"mapped in ([\d.]+) ms")
+# The automatic placement's own before/after locality line, when it prints one.
+BEFORE_AFTER = re.compile(r"(?m)^canopy affinity:.*\bbefore the placement\b.*$")
 
 
 def program(args, app, config):
@@ -164,6 +166,7 @@ def collect(args):
             for m in STATS.finditer(err):
                 r["stats"].append(float(m.group(1)) / 100)
             r["cost"] += [m.group(0).strip() for m in MAPPING_COST.finditer(err)]
+            r["cost"] += [m.group(0).strip() for m in BEFORE_AFTER.finditer(err)]
             mapped = [float(m.group(1)) for m in MAPPED_MS.finditer(err)]
             if mapped:
                 r["map_ms"].append(sum(mapped))
@@ -204,9 +207,9 @@ def report(results, args):
             head += ["local bytes (log)", "local bytes (CANOPY_STATS)"]
         table(f"{t} threads, {args.size} sizes, median of {1 if args.smoke else args.rounds} runs "
               f"(vs: the other's time / this one's, > 1 = faster)", head, rows, args.markdown)
-    costs = [(app, c, x) for (app, c, t), r in sorted(results.items()) for x in r["cost"][:1]]
+    costs = [(app, c, x) for (app, c, t), r in sorted(results.items()) for x in dict.fromkeys(r["cost"])][:40]
     if costs:
-        print("\nmapping cost lines (canopy's stderr, first run of each):")
+        print("\nmapping lines (canopy's stderr, each different line once):")
         for app, c, line in costs:
             print(f"  {app} {c}: {line}")
 
