@@ -4,9 +4,8 @@
 #include <cstdarg>
 #include <vector>
 
-#include "../core/runtime.hpp"
-#include "../core/workshare.hpp"
 #include "abi.hpp"
+#include "loop_common.hpp"
 
 using namespace canopy::omp;
 
@@ -17,34 +16,17 @@ std::uint64_t count_of(long start, long end, long incr) {
   return start > end ? (static_cast<unsigned long>(start) - end - 1) / (0UL - static_cast<unsigned long>(incr)) + 1 : 0;
 }
 
-bool next_long(long* istart, long* iend) {
-  std::uint64_t lo, hi;
-  if (!loop_next(lo, hi)) return false;
-  const LoopCursor& c = this_thread().loop;
-  *istart = static_cast<long>(c.base + lo * c.step);
-  *iend = static_cast<long>(c.base + hi * c.step);
-  return true;
-}
-
 LoopSpec spec_of(long start, long end, long incr, int kind, long chunk, bool ordered) {
-  LoopSpec s;
-  s.count = count_of(start, end, incr);
-  if (kind == 0) {  // runtime
-    std::uint64_t c;
-    runtime_schedule(kind, c);
-    chunk = static_cast<long>(c);
-  }
-  s.kind = kind == 4 ? 1 : kind;
-  s.chunk = chunk > 0 ? static_cast<std::uint64_t>(chunk) : 0;
-  s.ordered = ordered;
-  s.base = static_cast<std::uint64_t>(start);
-  s.step = static_cast<std::uint64_t>(incr);
-  return s;
+  return loop_spec(count_of(start, end, incr), kind, chunk > 0 ? static_cast<std::uint64_t>(chunk) : 0, ordered,
+                   static_cast<std::uint64_t>(start), static_cast<std::uint64_t>(incr));
 }
 
-bool start_long(long start, long end, long incr, int kind, long chunk, bool ordered, long* istart, long* iend) {
-  loop_enter(spec_of(start, end, incr, kind, chunk, ordered));
-  return next_long(istart, iend);
+bool next_long(long* istart, long* iend) { return next_chunk(istart, iend); }
+
+bool start_long(long start, long end, long incr, int kind, long chunk, bool ordered, long* istart, long* iend,
+                uintptr_t* reductions = nullptr, void** mem = nullptr) {
+  loop_begin(spec_of(start, end, incr, kind, chunk, ordered), reductions, mem);
+  return istart && next_long(istart, iend);
 }
 
 void parallel_loop(void (*fn)(void*), void* data, unsigned n, long start, long end, long incr, int kind, long chunk,
@@ -52,8 +34,6 @@ void parallel_loop(void (*fn)(void*), void* data, unsigned n, long start, long e
   LoopSpec spec = spec_of(start, end, incr, kind, chunk, false);
   fork_join(fn, data, n, flags & 7, &spec);
 }
-
-int sched_kind(long sched) { return static_cast<int>(sched & 0x7fffffffL); }
 
 }  // namespace
 
@@ -93,26 +73,13 @@ LOOP_NEXT(ordered_dynamic)
 LOOP_NEXT(ordered_guided)
 LOOP_NEXT(ordered_runtime)
 
-namespace {
-bool loop_start_generic(long s, long e, long i, long sched, long chunk, long* is, long* ie, uintptr_t* reductions,
-                        void** mem, bool ordered) {
-  LoopSpec spec = spec_of(s, e, i, sched_kind(sched), chunk, ordered);
-  spec.reductions = reductions;
-  if (mem) spec.mem_size = reinterpret_cast<uintptr_t>(*mem);
-  loop_enter(spec);
-  if (mem) *mem = loop_mem();
-  if (!is) return false;
-  return next_long(is, ie);
-}
-}  // namespace
-
 CANOPY_GOMP bool GOMP_loop_start(long s, long e, long i, long sched, long chunk, long* is, long* ie,
                                  uintptr_t* reductions, void** mem) {
-  return loop_start_generic(s, e, i, sched, chunk, is, ie, reductions, mem, false);
+  return start_long(s, e, i, sched_kind(sched), chunk, false, is, ie, reductions, mem);
 }
 CANOPY_GOMP bool GOMP_loop_ordered_start(long s, long e, long i, long sched, long chunk, long* is, long* ie,
                                          uintptr_t* reductions, void** mem) {
-  return loop_start_generic(s, e, i, sched, chunk, is, ie, reductions, mem, true);
+  return start_long(s, e, i, sched_kind(sched), chunk, true, is, ie, reductions, mem);
 }
 
 CANOPY_GOMP void GOMP_loop_end() {
@@ -170,21 +137,12 @@ CANOPY_GOMP void GOMP_parallel_loop_runtime_start(void (*fn)(void*), void* d, un
 
 // Doacross loops: the work share runs over counts[0] iterations, numbered from 0.
 namespace {
-thread_local std::vector<std::uint64_t> tls_dims;
 bool doacross_start(unsigned ncounts, long* counts, int kind, long chunk, long* is, long* ie,
                     uintptr_t* reductions = nullptr, void** mem = nullptr) {
-  tls_dims.assign(counts, counts + ncounts);
-  for (auto& d : tls_dims)
-    if (static_cast<long>(d) < 0) d = 0;
-  LoopSpec spec = spec_of(0, static_cast<long>(tls_dims[0]), 1, kind, chunk, false);
-  spec.ndims = ncounts;
-  spec.dims = tls_dims.data();
-  spec.reductions = reductions;
-  if (mem) spec.mem_size = reinterpret_cast<uintptr_t>(*mem);
-  loop_enter(spec);
-  if (mem) *mem = loop_mem();
-  if (!is) return false;
-  return next_long(is, ie);
+  std::vector<std::uint64_t> dims(ncounts);
+  for (unsigned d = 0; d < ncounts; ++d) dims[d] = counts[d] > 0 ? static_cast<std::uint64_t>(counts[d]) : 0;
+  doacross_begin(dims, kind, chunk > 0 ? static_cast<std::uint64_t>(chunk) : 0, reductions, mem);
+  return is && next_long(is, ie);
 }
 }  // namespace
 CANOPY_GOMP bool GOMP_loop_doacross_static_start(unsigned n, long* counts, long c, long* is, long* ie) {
@@ -204,20 +162,10 @@ CANOPY_GOMP bool GOMP_loop_doacross_start(unsigned n, long* counts, long sched, 
   return doacross_start(n, counts, sched_kind(sched), c, is, ie, reductions, mem);
 }
 
-CANOPY_GOMP void GOMP_doacross_post(long* counts) {
-  WorkShare* w = this_thread().loop.ws;
-  if (!w) return;
-  std::vector<std::uint64_t> idx(counts, counts + w->dims.size());
-  doacross_post(idx.data());
-}
+CANOPY_GOMP void GOMP_doacross_post(long* counts) { doacross_post_counts(counts); }
 CANOPY_GOMP void GOMP_doacross_wait(long first, ...) {
-  WorkShare* w = this_thread().loop.ws;
-  if (!w || w->dims.empty()) return;
-  std::vector<std::uint64_t> idx(w->dims.size());
-  idx[0] = static_cast<std::uint64_t>(first);
-  va_list ap;
-  va_start(ap, first);
-  for (std::size_t d = 1; d < idx.size(); ++d) idx[d] = static_cast<std::uint64_t>(va_arg(ap, long));
-  va_end(ap);
-  doacross_wait(idx.data());
+  va_list rest;
+  va_start(rest, first);
+  doacross_wait_counts(first, rest);
+  va_end(rest);
 }

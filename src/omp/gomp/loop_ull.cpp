@@ -3,9 +3,8 @@
 #include <cstdarg>
 #include <vector>
 
-#include "../core/runtime.hpp"
-#include "../core/workshare.hpp"
 #include "abi.hpp"
+#include "loop_common.hpp"
 
 using namespace canopy::omp;
 using ull = unsigned long long;
@@ -17,35 +16,12 @@ ull count_of(bool up, ull start, ull end, ull incr) {
   return start > end ? (start - end - 1) / (0ULL - incr) + 1 : 0;
 }
 
-bool next_ull(ull* istart, ull* iend) {
-  std::uint64_t lo, hi;
-  if (!loop_next(lo, hi)) return false;
-  const LoopCursor& c = this_thread().loop;
-  *istart = c.base + lo * c.step;
-  *iend = c.base + hi * c.step;
-  return true;
-}
+bool next_ull(ull* istart, ull* iend) { return next_chunk(istart, iend); }
 
-bool start_ull(bool up, ull s, ull e, ull i, int kind, ull chunk, bool ordered, ull* is, ull* ie, uintptr_t* reductions = nullptr,
-               void** mem = nullptr) {
-  LoopSpec spec;
-  spec.reductions = reductions;
-  spec.count = count_of(up, s, e, i);
-  if (kind == 0) {
-    std::uint64_t c;
-    runtime_schedule(kind, c);
-    chunk = c;
-  }
-  spec.kind = kind == 4 ? 1 : kind;
-  spec.chunk = chunk;
-  spec.ordered = ordered;
-  spec.base = s;
-  spec.step = i;
-  if (mem) spec.mem_size = reinterpret_cast<uintptr_t>(*mem);
-  loop_enter(spec);
-  if (mem) *mem = loop_mem();
-  if (!is) return false;
-  return next_ull(is, ie);
+bool start_ull(bool up, ull s, ull e, ull i, int kind, ull chunk, bool ordered, ull* is, ull* ie,
+               uintptr_t* reductions = nullptr, void** mem = nullptr) {
+  loop_begin(loop_spec(count_of(up, s, e, i), kind, chunk, ordered, s, i), reductions, mem);
+  return is && next_ull(is, ie);
 }
 
 }  // namespace
@@ -88,35 +64,18 @@ ULL_NEXT(ordered_runtime)
 
 CANOPY_GOMP bool GOMP_loop_ull_start(bool up, ull s, ull e, ull i, long sched, ull c, ull* is, ull* ie,
                                      uintptr_t* reductions, void** mem) {
-  return start_ull(up, s, e, i, static_cast<int>(sched & 0x7fffffffL), c, false, is, ie, reductions, mem);
+  return start_ull(up, s, e, i, sched_kind(sched), c, false, is, ie, reductions, mem);
 }
 CANOPY_GOMP bool GOMP_loop_ull_ordered_start(bool up, ull s, ull e, ull i, long sched, ull c, ull* is, ull* ie,
                                              uintptr_t* reductions, void** mem) {
-  return start_ull(up, s, e, i, static_cast<int>(sched & 0x7fffffffL), c, true, is, ie, reductions, mem);
+  return start_ull(up, s, e, i, sched_kind(sched), c, true, is, ie, reductions, mem);
 }
 
 namespace {
-thread_local std::vector<std::uint64_t> tls_dims;
 bool doacross_start(unsigned n, ull* counts, int kind, ull c, ull* is, ull* ie, uintptr_t* reductions = nullptr,
                     void** mem = nullptr) {
-  tls_dims.assign(counts, counts + n);
-  LoopSpec spec;
-  if (kind == 0) {
-    std::uint64_t rc;
-    runtime_schedule(kind, rc);
-    c = rc;
-  }
-  spec.count = tls_dims[0];
-  spec.kind = kind == 4 ? 1 : kind;
-  spec.chunk = c;
-  spec.ndims = n;
-  spec.dims = tls_dims.data();
-  spec.reductions = reductions;
-  if (mem) spec.mem_size = reinterpret_cast<uintptr_t>(*mem);
-  loop_enter(spec);
-  if (mem) *mem = loop_mem();
-  if (!is) return false;
-  return next_ull(is, ie);
+  doacross_begin(std::vector<std::uint64_t>(counts, counts + n), kind, c, reductions, mem);
+  return is && next_ull(is, ie);
 }
 }  // namespace
 CANOPY_GOMP bool GOMP_loop_ull_doacross_static_start(unsigned n, ull* counts, ull c, ull* is, ull* ie) {
@@ -133,22 +92,12 @@ CANOPY_GOMP bool GOMP_loop_ull_doacross_runtime_start(unsigned n, ull* counts, u
 }
 CANOPY_GOMP bool GOMP_loop_ull_doacross_start(unsigned n, ull* counts, long sched, ull c, ull* is, ull* ie,
                                               uintptr_t* reductions, void** mem) {
-  return doacross_start(n, counts, static_cast<int>(sched & 0x7fffffffL), c, is, ie, reductions, mem);
+  return doacross_start(n, counts, sched_kind(sched), c, is, ie, reductions, mem);
 }
-CANOPY_GOMP void GOMP_doacross_ull_post(ull* counts) {
-  WorkShare* w = this_thread().loop.ws;
-  if (!w) return;
-  std::vector<std::uint64_t> idx(counts, counts + w->dims.size());
-  doacross_post(idx.data());
-}
+CANOPY_GOMP void GOMP_doacross_ull_post(ull* counts) { doacross_post_counts(counts); }
 CANOPY_GOMP void GOMP_doacross_ull_wait(ull first, ...) {
-  WorkShare* w = this_thread().loop.ws;
-  if (!w || w->dims.empty()) return;
-  std::vector<std::uint64_t> idx(w->dims.size());
-  idx[0] = first;
-  va_list ap;
-  va_start(ap, first);
-  for (std::size_t d = 1; d < idx.size(); ++d) idx[d] = va_arg(ap, ull);
-  va_end(ap);
-  doacross_wait(idx.data());
+  va_list rest;
+  va_start(rest, first);
+  doacross_wait_counts(first, rest);
+  va_end(rest);
 }
