@@ -11,6 +11,7 @@
    OMP_ALLOCATOR set to check that variable. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/capability.h>
 #include <omp.h>
 #include <signal.h>
@@ -36,7 +37,8 @@ const char* canopy_omp_alloc_error(void) __attribute__((weak));
   } while (0)
 
 #define ALIGNED(p, a) ((((uintptr_t)(p)) & ((a)-1)) == 0)
-#define HEADER 64 /* canopy's block header (core/alloc_memory.hpp) */
+#define HEADER 32 /* canopy's block header, as libgomp's (core/alloc_memory.hpp) */
+#define PLACED_OFFSET 48 /* a placed block: its mapping's 16-byte record, then the header */
 
 static size_t page;
 
@@ -191,7 +193,12 @@ static void check_pools(void) {
   CHECK(q && ALIGNED(q, 512) && canopy_omp_alloc_error() != NULL);
   /* Freeing the fallback's block leaves a's pool as it was. */
   omp_free(q, a);
-  CHECK(omp_alloc(2048 - HEADER - 1000 - HEADER + 1, a) != NULL && canopy_omp_alloc_error() != NULL);
+  q = omp_alloc(2048 - HEADER - 1000 - HEADER + 1, a); /* one byte too many for the pool */
+  CHECK(q && ALIGNED(q, 512) && canopy_omp_alloc_error() != NULL);
+  omp_free(q, a);
+  q = omp_alloc(2048 - HEADER - 1000 - HEADER, a); /* exactly what is left */
+  CHECK(q && canopy_omp_alloc_error() == NULL);
+  omp_free(q, a);
   omp_free(p, a);
   omp_destroy_allocator(a);
   omp_destroy_allocator(fb);
@@ -306,7 +313,7 @@ static void check_partition(omp_uintptr_t partition, const char* name) {
   const int nodes = num_nodes();
   omp_alloctrait_t t[] = {{omp_atk_partition, partition}, {omp_atk_fallback, omp_atv_null_fb}};
   omp_allocator_handle_t a = make(2, t);
-  const size_t sizes[] = {page - HEADER, 3 * page, 1 << 20, (1 << 20) + 12345};
+  const size_t sizes[] = {page - PLACED_OFFSET, 3 * page, 1 << 20, (1 << 20) + 12345};
   for (unsigned s = 0; s < sizeof sizes / sizeof sizes[0]; ++s) {
     const size_t size = sizes[s];
     unsigned cpu = 0, here = 0;
@@ -315,9 +322,9 @@ static void check_partition(omp_uintptr_t partition, const char* name) {
     if (!p) fprintf(stderr, "partition %s, %zu bytes: %s\n", name, size, canopy_omp_alloc_error());
     CHECK(p != NULL && canopy_omp_alloc_error() == NULL);
     /* The block's region starts with its header, on a page boundary. */
-    char* base = p - HEADER;
+    char* base = p - PLACED_OFFSET;
     CHECK(ALIGNED(base, page));
-    const size_t pages = (size + HEADER + page - 1) / page;
+    const size_t pages = (size + PLACED_OFFSET + page - 1) / page;
     int* st = malloc(pages * sizeof *st);
     CHECK(st);
     page_nodes(base, pages, st);

@@ -172,7 +172,7 @@ void* allocate(std::size_t align, std::size_t size, std::uintptr_t handle, bool 
     r.partition = a.partition;
     r.pinned = a.pinned;
     r.allocator = handle;
-    const std::size_t fp = mem::footprint(size, r.align);
+    const std::size_t fp = mem::footprint(size, r.align, mem::kind_for(r));
     char why[400];
     bool zeroed = false;
     void* p = nullptr;
@@ -210,7 +210,7 @@ void* allocate(std::size_t align, std::size_t size, std::uintptr_t handle, bool 
 void release(void* p) {
   if (!p) return;
   mem::Header* h = mem::header_of(p);
-  unreserve(*allocator_of(h->allocator), h->footprint);
+  unreserve(*allocator_of(h->allocator), mem::footprint(*h));
   mem::give_back(h);
 }
 
@@ -288,7 +288,7 @@ CANOPY_GOMP void* omp_realloc(void* ptr, std::size_t size, std::uintptr_t a, std
   }
   const mem::Header* h = mem::header_of(ptr);
   if (a == kNullAllocator) a = h->allocator;
-  void* q = allocate(1, size, a, false, h->footprint, h->allocator);
+  void* q = allocate(1, size, a, false, mem::footprint(*h), h->allocator);
   if (q) {
     std::memcpy(q, ptr, std::min(size, h->size));
     release(ptr);

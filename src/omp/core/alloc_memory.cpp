@@ -45,22 +45,32 @@ std::size_t page_size() {
   return page;
 }
 
-// The first address at or after base + sizeof(Header) aligned to `align`.
-char* user_pointer(void* base, std::size_t align) {
-  const std::uintptr_t b = reinterpret_cast<std::uintptr_t>(base) + sizeof(Header);
+// The first address at or after `from` + sizeof(Header) aligned to `align`.
+char* user_pointer(void* from, std::size_t align) {
+  const std::uintptr_t b = reinterpret_cast<std::uintptr_t>(from) + sizeof(Header);
   return reinterpret_cast<char*>((b + align - 1) & ~(std::uintptr_t(align) - 1));
 }
 
-void* finish(void* base, const Request& r, std::size_t fp, std::size_t mapped, canopy::Data region) {
-  char* p = user_pointer(base, r.align);
+int log2_of(std::size_t align) {
+  int l = 0;
+  while ((std::size_t(1) << l) < align) ++l;
+  return l;
+}
+
+void* finish(void* base, const Request& r, Kind kind, const MapRecord& rec) {
+  void* from = base;
+  if (kind != Kind::Heap) {
+    *static_cast<MapRecord*>(base) = rec;
+    from = static_cast<MapRecord*>(base) + 1;
+  }
+  char* p = user_pointer(from, r.align);
   Header* h = header_of(p);
   *h = Header{};
   h->base = base;
   h->size = r.size;
-  h->footprint = fp;
-  h->mapped = mapped;
   h->allocator = r.allocator;
-  h->region = region;
+  h->align_log2 = static_cast<std::uint8_t>(log2_of(r.align));
+  h->kind = kind;
   h->pinned = r.pinned;
   return p;
 }
@@ -96,7 +106,9 @@ void* obtain_placed(const Request& r, std::size_t fp, char* why, std::size_t why
     canopy::data_free(d);
     return nullptr;
   }
-  return finish(base, r, fp, 0, d);
+  MapRecord rec;
+  rec.region = d;
+  return finish(base, r, Kind::Placed, rec);
 }
 
 void* obtain_pinned(const Request& r, std::size_t fp, char* why, std::size_t why_size) {
@@ -113,7 +125,9 @@ void* obtain_pinned(const Request& r, std::size_t fp, char* why, std::size_t why
     munmap(base, len);
     return nullptr;
   }
-  return finish(base, r, fp, len, {});
+  MapRecord rec;
+  rec.mapped = len;
+  return finish(base, r, Kind::Mapped, rec);
 }
 
 }  // namespace
@@ -128,29 +142,32 @@ const char* to_string(Partition p) {
   return "?";
 }
 
-std::size_t footprint(std::size_t size, std::size_t align) {
-  // The heap and mappings give 16-byte aligned memory: a larger alignment
-  // costs at most align - 16 bytes of padding after the header.
+Kind kind_for(const Request& r) {
+  if (r.partition != Partition::Environment && footprint(r.size, r.align, Kind::Placed) >= page_size())
+    return Kind::Placed;
+  return r.pinned ? Kind::Mapped : Kind::Heap;
+}
+
+std::size_t footprint(std::size_t size, std::size_t align, Kind kind) {
+  // The heap and mappings give 16-byte aligned memory (and the header and
+  // the record are multiples of 16): a larger alignment costs at most
+  // align - 16 bytes of padding.
   const std::size_t pad = align > 16 ? align - 16 : 0;
-  const std::size_t extra = sizeof(Header) + pad;
+  const std::size_t extra = sizeof(Header) + pad + (kind == Kind::Heap ? 0 : sizeof(MapRecord));
   return size > SIZE_MAX - extra ? 0 : size + extra;
 }
 
 void* obtain(const Request& r, bool& zeroed, char* why, std::size_t why_size) {
   zeroed = false;
-  const std::size_t fp = footprint(r.size, r.align);
+  const Kind kind = kind_for(r);
+  const std::size_t fp = footprint(r.size, r.align, kind);
   if (fp == 0) {
     say(why, why_size, "%zu bytes aligned to %zu: larger than the address space", r.size, r.align);
     return nullptr;
   }
-  if (r.partition != Partition::Environment && fp >= page_size()) {
-    void* p = obtain_placed(r, fp, why, why_size);
-    zeroed = p != nullptr;  // data_allocate's pages start zeroed
-    return p;
-  }
-  if (r.pinned) {
-    void* p = obtain_pinned(r, fp, why, why_size);
-    zeroed = p != nullptr;
+  if (kind != Kind::Heap) {
+    void* p = kind == Kind::Placed ? obtain_placed(r, fp, why, why_size) : obtain_pinned(r, fp, why, why_size);
+    zeroed = p != nullptr;  // fresh mappings (data_allocate's pages too) start zeroed
     return p;
   }
   void* base = std::malloc(fp);
@@ -158,22 +175,23 @@ void* obtain(const Request& r, bool& zeroed, char* why, std::size_t why_size) {
     say(why, why_size, "out of memory (malloc of %zu bytes)", fp);
     return nullptr;
   }
-  return finish(base, r, fp, 0, {});
+  return finish(base, r, Kind::Heap, {});
 }
 
 void give_back(Header* h) {
-  if (h->region) {
-    // data_free unmaps, which unlocks pinned pages too.
-    const canopy::Data d = h->region;
-    try {
-      canopy::data_free(d);
-    } catch (const std::exception& e) {
-      fatal("omp_free: the block's NUMA-placed region cannot be freed: %s", e.what());
+  switch (h->kind) {
+    case Kind::Heap: std::free(h->base); return;
+    case Kind::Mapped: munmap(h->base, static_cast<MapRecord*>(h->base)->mapped); return;
+    case Kind::Placed: {
+      // data_free unmaps, which unlocks pinned pages too.
+      const canopy::Data d = static_cast<MapRecord*>(h->base)->region;
+      try {
+        canopy::data_free(d);
+      } catch (const std::exception& e) {
+        fatal("omp_free: the block's NUMA-placed region cannot be freed: %s", e.what());
+      }
+      return;
     }
-  } else if (h->mapped) {
-    munmap(h->base, h->mapped);
-  } else {
-    std::free(h->base);
   }
 }
 

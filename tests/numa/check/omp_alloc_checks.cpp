@@ -32,7 +32,9 @@ namespace {
 // omp.h's values.
 constexpr int kAtkFallback = 5, kAtkPartition = 8;
 constexpr std::uintptr_t kNullFb = 12, kNearest = 16, kBlocked = 17, kInterleaved = 18;
-constexpr std::size_t kHeader = 64;  // canopy's block header (src/omp/core/alloc_memory.hpp)
+// A placed block's pointer is this far into its mapping: the mapping's
+// 16-byte record, then the 32-byte header (src/omp/core/alloc_memory.hpp).
+constexpr std::size_t kHeader = 48;
 
 struct Trait {
   int key;
@@ -64,7 +66,7 @@ struct Block {
     numa_require(p != nullptr, "omp_alloc of {} bytes returned null: {}", bytes, err ? err : "(no reason)");
     numa_require(err == nullptr, "omp_alloc of {} bytes took a fallback: {}", bytes, err);
     numa_require(reinterpret_cast<std::uintptr_t>(p - kHeader) % page_size() == 0,
-                 "the block at {} does not start a page after its {}-byte header", static_cast<void*>(p), kHeader);
+                 "the block at {} does not start a page after its record and header ({} bytes)", static_cast<void*>(p), kHeader);
   }
   ~Block() { omp_free(p, allocator); }
   std::size_t pages() const { return (size + kHeader + page_size() - 1) / page_size(); }
