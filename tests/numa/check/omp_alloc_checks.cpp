@@ -17,37 +17,22 @@
 
 #include "canopy/data.hpp"
 #include "numa_check.hpp"
+#include "omp_alloc_api.hpp"
 
-extern "C" {
-// The OpenMP API (omp.h's types are integers of pointer size).
-std::uintptr_t omp_init_allocator(std::uintptr_t memspace, int ntraits, const void* traits);
-void omp_destroy_allocator(std::uintptr_t allocator);
-void* omp_alloc(std::size_t size, std::uintptr_t allocator);
-void omp_free(void* p, std::uintptr_t allocator);
-const char* canopy_omp_alloc_error();
-}
+using namespace omp_alloc_api;
 
 namespace {
 
-// omp.h's values.
-constexpr int kAtkFallback = 5, kAtkPartition = 8;
-constexpr std::uintptr_t kNullFb = 12, kNearest = 16, kBlocked = 17, kInterleaved = 18;
 // A placed block's pointer is this far into its mapping: the mapping's
 // 16-byte record, then the 32-byte header (src/omp/core/alloc_memory.hpp).
 constexpr std::size_t kHeader = 48;
-
-struct Trait {
-  int key;
-  std::uintptr_t value;
-};
 
 // An allocator with the given partition whose fallback is null_fb: a block
 // that cannot be placed is null, never memory elsewhere.
 struct PartitionAllocator {
   std::uintptr_t handle;
   explicit PartitionAllocator(std::uintptr_t partition) {
-    const Trait t[] = {{kAtkPartition, partition}, {kAtkFallback, kNullFb}};
-    handle = omp_init_allocator(0, 2, t);
+    handle = partition_allocator(partition, kNullFb);
     numa_require(handle != 0, "omp_init_allocator with partition {} returned omp_null_allocator", partition);
   }
   ~PartitionAllocator() { omp_destroy_allocator(handle); }
