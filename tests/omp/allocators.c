@@ -260,6 +260,20 @@ static void check_pinned(void) {
   }
   omp_destroy_allocator(a);
 
+  /* Pinned and placed: the data layer's region, locked. */
+  omp_alloctrait_t pp[] = {{omp_atk_pinned, omp_atv_true}, {omp_atk_partition, omp_atv_interleaved},
+                           {omp_atk_fallback, omp_atv_null_fb}};
+  a = make(3, pp);
+  p = omp_alloc(128 * 1024, a);
+  if (p) {
+    CHECK(canopy_omp_alloc_error() == NULL && vm_locked_kb() >= before + 128);
+    omp_free(p, a);
+    CHECK(vm_locked_kb() == before);
+  } else {
+    CHECK(canopy_omp_alloc_error() && strstr(canopy_omp_alloc_error(), "mlock"));
+  }
+  omp_destroy_allocator(a);
+
   fflush(NULL);
   pid_t pid = fork();
   CHECK(pid >= 0);

@@ -72,7 +72,10 @@ enum : std::uintptr_t {
 constexpr std::uintptr_t kAtvDefault = ~std::uintptr_t(0);
 constexpr std::size_t kUnlimited = ~std::size_t(0);
 
+constexpr std::uint32_t kMagic = 0x0a110ca7;
+
 struct Allocator {
+  std::uint32_t magic = kMagic;  // cleared by omp_destroy_allocator
   std::uintptr_t memspace = kDefaultMemSpace;
   std::uintptr_t sync_hint = kContended;
   std::size_t alignment = 1;
@@ -104,8 +107,16 @@ Allocator* predefined(std::uintptr_t handle) {
   return &table[handle];
 }
 
+// A handle's allocator; a handle that is not one (destroyed, or never made
+// by omp_init_allocator) stops the program with a message, where the
+// header check can see it, instead of using whatever lies there.
 Allocator* allocator_of(std::uintptr_t handle) {
-  return handle <= kLastPredefined ? predefined(handle) : reinterpret_cast<Allocator*>(handle);
+  if (handle <= kLastPredefined) return predefined(handle);
+  auto* a = reinterpret_cast<Allocator*>(handle);
+  if (a->magic != kMagic)
+    fatal("omp_alloc: %#lx is not an allocator (destroyed, or not made by omp_init_allocator)",
+          static_cast<unsigned long>(handle));
+  return a;
 }
 
 // Why the calling thread's last allocation did not come from the allocator
@@ -210,7 +221,10 @@ void* allocate(std::size_t align, std::size_t size, std::uintptr_t handle, bool 
 void release(void* p) {
   if (!p) return;
   mem::Header* h = mem::header_of(p);
-  unreserve(*allocator_of(h->allocator), mem::footprint(*h));
+  // A block may outlive its allocator (freed after omp_destroy_allocator,
+  // which libgomp tolerates): there is no pool left to give the bytes to.
+  if (h->allocator <= kLastPredefined || reinterpret_cast<Allocator*>(h->allocator)->magic == kMagic)
+    unreserve(*allocator_of(h->allocator), mem::footprint(*h));
   mem::give_back(h);
 }
 
@@ -320,7 +334,10 @@ CANOPY_GOMP std::uintptr_t omp_init_allocator(std::uintptr_t memspace, int ntrai
   return reinterpret_cast<std::uintptr_t>(a);
 }
 CANOPY_GOMP void omp_destroy_allocator(std::uintptr_t handle) {
-  if (handle > kLastPredefined) delete reinterpret_cast<Allocator*>(handle);
+  if (handle <= kLastPredefined) return;
+  Allocator* a = allocator_of(handle);
+  a->magic = 0;
+  delete a;
 }
 // As GCC: setting omp_null_allocator sets omp_default_mem_alloc.
 CANOPY_GOMP void omp_set_default_allocator(std::uintptr_t a) {
