@@ -134,6 +134,20 @@ std::vector<int> query_page_nodes(const void* ptr, std::size_t bytes) {
   return nodes;
 }
 
+int current_node() {
+  const Machine& m = machine();
+  if (m.num_nodes == 1) return 0;
+  unsigned cpu = 0, node = 0;
+  if (syscall(SYS_getcpu, &cpu, &node, nullptr) != 0)
+    throw Error(fmt::format("cannot ask the kernel which NUMA node this thread runs on: getcpu: {}", std::strerror(errno)),
+                ErrorKind::System);
+  const int l = logical_of(m, static_cast<int>(node));
+  if (l < 0)
+    throw Error(fmt::format("this thread runs on CPU {} of NUMA node {} (OS index), a node hwloc does not list", cpu, node),
+                ErrorKind::System);
+  return l;
+}
+
 void check_mapped(const void* ptr, std::size_t bytes) {
   const std::size_t page = machine().page_size;
   if (reinterpret_cast<std::uintptr_t>(ptr) > UINTPTR_MAX - bytes)

@@ -28,6 +28,12 @@ const Machine& machine();
 // nodes (on one node, resident pages are on node 0: mincore(2) suffices).
 std::vector<int> query_page_nodes(const void* ptr, std::size_t bytes);
 
+// The logical node of the CPU the calling thread runs on now (getcpu(2); 0
+// on a one-node machine). Throws canopy::Error(System) when the kernel cannot
+// tell on a machine of several nodes. (Also used by the OpenMP allocators'
+// partition nearest, src/omp/core/alloc_memory.cpp.)
+int current_node();
+
 // Throws canopy::Error (BadInput) naming the range when part of
 // [ptr, ptr + bytes) is not mapped in this process (mincore(2) says ENOMEM).
 void check_mapped(const void* ptr, std::size_t bytes);

@@ -54,52 +54,49 @@ struct NestLock {
   std::uint32_t depth;
 };
 
-}  // namespace
 
-extern "C" {
-CANOPY_GOMP void omp_init_lock(void* lock) { word(lock).store(0, std::memory_order_relaxed); }
-CANOPY_GOMP void omp_init_lock_with_hint(void* lock, int) { omp_init_lock(lock); }
-CANOPY_GOMP void omp_destroy_lock(void* lock) {
+// The routines, under names of their own: each is exported twice below.
+void init_lock(void* lock) { word(lock).store(0, std::memory_order_relaxed); }
+void destroy_lock(void* lock) {
   if (word(lock).load() != 0) fatal("omp_destroy_lock: the lock is still set");
 }
-CANOPY_GOMP void omp_set_lock(void* lock) {
+void set_lock(void* lock) {
   std::uint32_t me = my_tid();
   if ((word(lock).load(std::memory_order_relaxed) & ~kWaiters) == me)
     fatal("omp_set_lock: the calling thread already holds this simple lock (deadlock)");
   acquire(word(lock), me);
 }
-CANOPY_GOMP void omp_unset_lock(void* lock) {
+void unset_lock(void* lock) {
   if ((word(lock).load(std::memory_order_relaxed) & ~kWaiters) != my_tid())
     fatal("omp_unset_lock: the lock is not held by the calling thread");
   release(word(lock));
 }
-CANOPY_GOMP int omp_test_lock(void* lock) {
+int test_lock(void* lock) {
   std::uint32_t expected = 0;
   return word(lock).compare_exchange_strong(expected, my_tid(), std::memory_order_acquire) ? 1 : 0;
 }
 
-CANOPY_GOMP void omp_init_nest_lock(void* lock) {
+void init_nest_lock(void* lock) {
   auto* l = static_cast<NestLock*>(lock);
   l->word.store(0, std::memory_order_relaxed);
   l->depth = 0;
 }
-CANOPY_GOMP void omp_init_nest_lock_with_hint(void* lock, int) { omp_init_nest_lock(lock); }
-CANOPY_GOMP void omp_destroy_nest_lock(void* lock) {
+void destroy_nest_lock(void* lock) {
   if (static_cast<NestLock*>(lock)->word.load() != 0) fatal("omp_destroy_nest_lock: the lock is still set");
 }
-CANOPY_GOMP void omp_set_nest_lock(void* lock) {
+void set_nest_lock(void* lock) {
   auto* l = static_cast<NestLock*>(lock);
   std::uint32_t me = my_tid();
   if ((l->word.load(std::memory_order_relaxed) & ~kWaiters) != me) acquire(l->word, me);
   ++l->depth;
 }
-CANOPY_GOMP void omp_unset_nest_lock(void* lock) {
+void unset_nest_lock(void* lock) {
   auto* l = static_cast<NestLock*>(lock);
   if ((l->word.load(std::memory_order_relaxed) & ~kWaiters) != my_tid() || l->depth == 0)
     fatal("omp_unset_nest_lock: the lock is not held by the calling thread");
   if (--l->depth == 0) release(l->word);
 }
-CANOPY_GOMP int omp_test_nest_lock(void* lock) {
+int test_nest_lock(void* lock) {
   auto* l = static_cast<NestLock*>(lock);
   std::uint32_t me = my_tid();
   if ((l->word.load(std::memory_order_relaxed) & ~kWaiters) != me) {
@@ -109,17 +106,49 @@ CANOPY_GOMP int omp_test_nest_lock(void* lock) {
   return static_cast<int>(++l->depth);
 }
 
-// Fortran: the lock variable itself is passed by reference.
-CANOPY_GOMP void omp_init_lock_(void* l) { omp_init_lock(l); }
-CANOPY_GOMP void omp_init_lock_with_hint_(void* l, int*) { omp_init_lock(l); }
-CANOPY_GOMP void omp_destroy_lock_(void* l) { omp_destroy_lock(l); }
-CANOPY_GOMP void omp_set_lock_(void* l) { omp_set_lock(l); }
-CANOPY_GOMP void omp_unset_lock_(void* l) { omp_unset_lock(l); }
-CANOPY_GOMP int omp_test_lock_(void* l) { return omp_test_lock(l); }
-CANOPY_GOMP void omp_init_nest_lock_(void* l) { omp_init_nest_lock(l); }
-CANOPY_GOMP void omp_init_nest_lock_with_hint_(void* l, int*) { omp_init_nest_lock(l); }
-CANOPY_GOMP void omp_destroy_nest_lock_(void* l) { omp_destroy_nest_lock(l); }
-CANOPY_GOMP void omp_set_nest_lock_(void* l) { omp_set_nest_lock(l); }
-CANOPY_GOMP void omp_unset_nest_lock_(void* l) { omp_unset_nest_lock(l); }
-CANOPY_GOMP int omp_test_nest_lock_(void* l) { return omp_test_nest_lock(l); }
+}  // namespace
+
+extern "C" {
+CANOPY_GOMP void omp_init_lock_with_hint(void* lock, int) { init_lock(lock); }
+CANOPY_GOMP void omp_init_nest_lock_with_hint(void* lock, int) { init_nest_lock(lock); }
+CANOPY_GOMP void omp_init_lock_with_hint_(void* l, int*) { init_lock(l); }
+CANOPY_GOMP void omp_init_nest_lock_with_hint_(void* l, int*) { init_nest_lock(l); }
 }
+
+// Each lock routine is exported under two versions, as libgomp does: the
+// default OMP_3.0 one, and OMP_1.0's, which programs linked against libgomp
+// before GCC 4.4 (OpenMP 2.5) call. libgomp needs two because its 2.5 nest
+// lock had another layout, {int owner; int count;}; canopy's locks fit both
+// layouts (4 bytes; 8 bytes {word, depth}) and an OpenMP 2.5 program has no
+// explicit tasks, so a lock owned by the implicit task is owned by the
+// thread, as 2.5 says: both versions are the same routine. The Fortran
+// forms (name_) get the lock variable itself by reference, as the C ones.
+// The version script (libgomp.map) lists the names in both nodes.
+#define CANOPY_LOCK_VERSIONS(ret, name, impl)                                                              \
+  extern "C" __attribute__((visibility("default"), symver(#name "@@OMP_3.0"))) ret canopy_##name##_30(void* l) { \
+    return impl(l);                                                                                       \
+  }                                                                                                       \
+  extern "C" __attribute__((visibility("default"), symver(#name "@OMP_1.0"))) ret canopy_##name##_10(void* l) {  \
+    return impl(l);                                                                                       \
+  }
+CANOPY_LOCK_VERSIONS(void, omp_init_lock, init_lock)
+CANOPY_LOCK_VERSIONS(void, omp_destroy_lock, destroy_lock)
+CANOPY_LOCK_VERSIONS(void, omp_set_lock, set_lock)
+CANOPY_LOCK_VERSIONS(void, omp_unset_lock, unset_lock)
+CANOPY_LOCK_VERSIONS(int, omp_test_lock, test_lock)
+CANOPY_LOCK_VERSIONS(void, omp_init_nest_lock, init_nest_lock)
+CANOPY_LOCK_VERSIONS(void, omp_destroy_nest_lock, destroy_nest_lock)
+CANOPY_LOCK_VERSIONS(void, omp_set_nest_lock, set_nest_lock)
+CANOPY_LOCK_VERSIONS(void, omp_unset_nest_lock, unset_nest_lock)
+CANOPY_LOCK_VERSIONS(int, omp_test_nest_lock, test_nest_lock)
+CANOPY_LOCK_VERSIONS(void, omp_init_lock_, init_lock)
+CANOPY_LOCK_VERSIONS(void, omp_destroy_lock_, destroy_lock)
+CANOPY_LOCK_VERSIONS(void, omp_set_lock_, set_lock)
+CANOPY_LOCK_VERSIONS(void, omp_unset_lock_, unset_lock)
+CANOPY_LOCK_VERSIONS(int, omp_test_lock_, test_lock)
+CANOPY_LOCK_VERSIONS(void, omp_init_nest_lock_, init_nest_lock)
+CANOPY_LOCK_VERSIONS(void, omp_destroy_nest_lock_, destroy_nest_lock)
+CANOPY_LOCK_VERSIONS(void, omp_set_nest_lock_, set_nest_lock)
+CANOPY_LOCK_VERSIONS(void, omp_unset_nest_lock_, unset_nest_lock)
+CANOPY_LOCK_VERSIONS(int, omp_test_nest_lock_, test_nest_lock)
+#undef CANOPY_LOCK_VERSIONS

@@ -31,6 +31,7 @@ struct Icvs {
   int bind_var = -1;          // bind-var past the end of the OMP_PROC_BIND list (ProcBind; -1: the list's element)
   int thread_limit = 0;       // thread-limit-var (0: unlimited)
   int default_device = 0;
+  std::uintptr_t def_allocator = 0;  // def-allocator-var (0: OMP_ALLOCATOR's, see api/alloc.cpp)
 };
 
 // One place: OS CPUs. A thread's partition is a list of places.

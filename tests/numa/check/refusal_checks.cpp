@@ -14,6 +14,7 @@
 #include "canopy/data.hpp"
 #include "canopy/error.hpp"
 #include "numa_check.hpp"
+#include "omp_alloc_api.hpp"
 
 using namespace canopy;
 
@@ -79,4 +80,34 @@ CANOPY_NUMA_CHECK(data_refused_placements_are_errors, 2) {
                il);
   // Node 0 still works.
   numa_require(refusal(DataPlacement::on_node(0)).empty(), "on_node(0) confined to node 0 failed");
+}
+
+// The same refusals through canopy's OpenMP allocators: a partition the
+// kernel does not honour is never memory placed elsewhere; the allocator's
+// fallback decides (null_fb: NULL; default_mem_fb: ordinary memory) and
+// canopy_omp_alloc_error says why.
+CANOPY_NUMA_CHECK(omp_alloc_refused_partition_takes_the_fallback, 2) {
+  if (!std::getenv("NUMAVM")) return;
+  ConfinedToNodeZero confined;
+  numa_require(confined.ok, "cannot confine the process to node 0 with a cgroup v2 cpuset in the VM");
+  using namespace omp_alloc_api;
+  const std::size_t bytes = 64 * data_page_size();
+  for (std::uintptr_t partition : {kInterleaved, kBlocked}) {
+    const std::uintptr_t strict = partition_allocator(partition, kNullFb);
+    const std::uintptr_t lenient = partition_allocator(partition, kDefaultMemFb);
+    numa_require(strict != 0 && lenient != 0, "omp_init_allocator refused partition {}", partition);
+    void* p = omp_alloc(bytes, strict);
+    const char* why = canopy_omp_alloc_error();
+    numa_require(p == nullptr, "partition {} confined to node 0 with null_fb: got memory", partition);
+    numa_require(why && std::string(why).find("partition") != std::string::npos,
+                 "partition {} confined to node 0: the reason does not name the partition: '{}'", partition,
+                 why ? why : "(none)");
+    void* q = omp_alloc(bytes, lenient);
+    numa_require(q != nullptr && canopy_omp_alloc_error() != nullptr,
+                 "partition {} confined to node 0 with default_mem_fb: no memory or no reason", partition);
+    omp_free(q, lenient);
+    omp_destroy_allocator(strict);
+    omp_destroy_allocator(lenient);
+  }
+  numa_note("interleaved and blocked refused, fallbacks taken");
 }
