@@ -114,6 +114,7 @@ struct Team {
   Barrier barrier;
   alignas(64) std::atomic<int> left{0};  // workers that finished the region (join)
   std::atomic<int> join_arrived{0};      // threads that reached the region's end (its implicit barrier)
+  std::atomic<int> join_parked{0};       // workers holding their join_parked token (runtime.cpp, worker_join)
   WorkShare ws[kWorkShareRing];
   void* copyprivate = nullptr;
   std::atomic<bool> cancel_parallel{false};
@@ -144,11 +145,16 @@ struct ThreadState {
   std::vector<int> want_cpus;        // where the team that woke this worker wants it (empty: leave as is)
   // Pool hand-off.
   bool is_worker = false;
+  // 0: sleep; 1: run the team the fork set up (or retire); kWakeRecheck:
+  // a task appeared while this worker was parked at its team's join.
   alignas(64) std::atomic<std::uint32_t> wake{0};
+  std::atomic<bool> join_parked{false};  // parked at the join, the primary may claim it (worker_join)
   std::vector<ThreadState*> last_workers;  // the workers this thread's last team used, by slot
   std::atomic<bool> idle{false};
   bool retire = false;   // set before a wake-up: the worker's OS thread ends (omp_pause_resource)
 };
+
+inline constexpr std::uint32_t kWakeRecheck = 2;
 
 struct Runtime {
   Settings settings;
