@@ -1,8 +1,10 @@
 // Linux futex system calls for the runtime's waits (see futex.hpp).
 #include "futex.hpp"
 
+#include <algorithm>
 #include <climits>
 #include <linux/futex.h>
+#include <sched.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -24,5 +26,15 @@ int spin_budget() {
   if (rt.live_threads.load(std::memory_order_relaxed) > rt.usable_pus) return 0;
   return rt.spin_count;
 }
+
+int yield_budget() {
+  Runtime& rt = runtime();
+  if (rt.settings.wait_policy == WaitPolicy::Passive) return 0;
+  const int live = rt.live_threads.load(std::memory_order_relaxed);
+  if (live <= rt.usable_pus) return 0;
+  return std::min(64, 2 * ((live + rt.usable_pus - 1) / rt.usable_pus));
+}
+
+void yield_cpu() { sched_yield(); }
 
 }  // namespace canopy::omp

@@ -1,5 +1,6 @@
-// Futex waiting and waking on a 32-bit atomic word, and the spin-then-sleep
-// wait every blocking point of the OpenMP runtime uses. Spinning is skipped
+// Futex waiting and waking on a 32-bit atomic word, and the
+// spin-then-yield-then-sleep wait every blocking point of the OpenMP
+// runtime uses. Spinning is skipped
 // when the process is oversubscribed (more OpenMP threads than usable PUs):
 // then a spinning waiter only steals the CPU from the thread it waits for.
 #pragma once
@@ -21,5 +22,14 @@ inline void cpu_relax() {
 
 // How many times a waiter polls before sleeping: 0 when oversubscribed.
 int spin_budget();
+
+// How many times an oversubscribed waiter (spin_budget() == 0 because the
+// process has more OpenMP threads than usable PUs) calls yield_cpu before
+// sleeping: twice the threads per PU (a yield hands the CPU to another
+// runnable thread on it, often one the waiter waits for, at the cost of a
+// context switch but without the futex wake-up that a sleeper needs). 0
+// when not oversubscribed and under OMP_WAIT_POLICY=passive.
+int yield_budget();
+void yield_cpu();  // sched_yield
 
 }  // namespace canopy::omp

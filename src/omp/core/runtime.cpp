@@ -240,6 +240,32 @@ void run_implicit(ThreadState& ts) {
 // the worker itself (it found work or the end before sleeping), a task's
 // wake-up, or the primary's claim.
 
+// A thread's pool word (ThreadState::wake): the waker exchanges in the
+// reason and makes the futex system call only if the thread announced it
+// sleeps (kWakeSleeping), so waking a thread that is still spinning or
+// yielding costs no system call.
+void post_wake(ThreadState& w, std::uint32_t why) {
+  if (w.wake.exchange(why, std::memory_order_acq_rel) == kWakeSleeping) futex_wake(w.wake, 1);
+}
+
+// Wait until the calling thread's pool word holds a reason (returned, left
+// in the word): `spins` polls, then `yields` sched_yield calls, then sleep.
+std::uint32_t wait_for_wake(ThreadState& ts, int spins, int yields) {
+  for (;;) {
+    std::uint32_t w = ts.wake.load(std::memory_order_acquire);
+    if (w != 0 && w != kWakeSleeping) return w;
+    if (spins > 0) {
+      --spins;
+      cpu_relax();
+    } else if (yields > 0) {
+      --yields;
+      yield_cpu();
+    } else if (w == kWakeSleeping || ts.wake.compare_exchange_strong(w, kWakeSleeping, std::memory_order_acq_rel)) {
+      futex_wait(ts.wake, kWakeSleeping);
+    }
+  }
+}
+
 // Wake the threads sleeping on the team's event word (not the parked
 // workers). Safe on a team its primary may already be reusing: it touches
 // only the barrier's words.
@@ -276,15 +302,11 @@ bool park_at_join(ThreadState& ts, Team& team, int n) {
       return true;
     }
   }
-  for (;;) {
-    const std::uint32_t w = ts.wake.load(std::memory_order_acquire);
-    if (w == kWakeRecheck) {
-      ts.wake.store(0, std::memory_order_relaxed);
-      return true;
-    }
-    if (w != 0) return false;  // a fork's (or a retirement's) wake-up: worker_main handles it
-    futex_wait(ts.wake, 0);
+  if (wait_for_wake(ts, 0, 0) == kWakeRecheck) {
+    ts.wake.store(0, std::memory_order_relaxed);
+    return true;
   }
+  return false;  // a fork's (or a retirement's) wake-up: worker_main handles it
 }
 
 void worker_join(ThreadState& ts) {
@@ -343,7 +365,7 @@ void primary_join(ThreadState& ts, Team& team) {
   };
   auto done = [&] { return team.left.load(std::memory_order_acquire) == workers && team_pending_tasks(team) == 0; };
   auto ready = [&] { return done() || (over() && team.join_parked.load(std::memory_order_seq_cst) > 0); };
-  int spins = spin_budget();
+  int spins = spin_budget(), yields = yield_budget();
   for (;;) {
     if (run_one_task(team)) continue;
     if (over() && team.join_parked.load(std::memory_order_seq_cst) > 0) claim_parked_workers(team);
@@ -351,6 +373,11 @@ void primary_join(ThreadState& ts, Team& team) {
     if (spins > 0) {
       --spins;
       cpu_relax();
+      continue;
+    }
+    if (yields > 0) {  // oversubscribed: let the workers that have yet to finish run
+      --yields;
+      yield_cpu();
       continue;
     }
     sleep_at_join(team, ready);
@@ -375,9 +402,7 @@ constexpr int kForkFanout = 2;
 
 void wake_fork_children(Team& team, int t) {
   for (int c = t * kForkFanout + 1; c <= t * kForkFanout + kForkFanout && c < team.nthreads; ++c) {
-    ThreadState* w = team.threads[c];
-    w->wake.store(1, std::memory_order_release);
-    futex_wake(w->wake, 1);
+    post_wake(*team.threads[c], kWakeRun);
   }
 }
 
@@ -385,15 +410,7 @@ void* worker_main(void* arg) {
   auto* ts = static_cast<ThreadState*>(arg);
   tls_thread = ts;
   for (;;) {
-    int spins = spin_budget();
-    while (ts->wake.load(std::memory_order_acquire) == 0) {
-      if (spins > 0) {
-        --spins;
-        cpu_relax();
-      } else {
-        futex_wait(ts->wake, 0);
-      }
-    }
+    wait_for_wake(*ts, spin_budget(), yield_budget());
     ts->wake.store(0, std::memory_order_relaxed);
     if (ts->retire) {
       // Released by omp_pause_resource: out of the pool already. The
@@ -659,6 +676,7 @@ bool barrier_wait(Team& team, bool cancellable) {
   const std::uint32_t gen = b.generation.load(std::memory_order_acquire);
   b.arrived.fetch_add(1, std::memory_order_acq_rel);
   int spins = spin_budget();
+  int yields = yield_budget();
   for (;;) {
     if (b.generation.load(std::memory_order_acquire) != gen) break;
     if (cancellable && team.cancel_parallel.load(std::memory_order_relaxed)) return true;
@@ -676,6 +694,11 @@ bool barrier_wait(Team& team, bool cancellable) {
     if (spins > 0) {
       --spins;
       cpu_relax();
+      continue;
+    }
+    if (yields > 0) {  // oversubscribed: hand the CPU to a thread that has yet to arrive
+      --yields;
+      yield_cpu();
       continue;
     }
     b.sleepers.fetch_add(1, std::memory_order_seq_cst);
@@ -703,10 +726,7 @@ int release_idle_workers() {
       w->retire = true;
     }
   }
-  for (ThreadState* w : released) {
-    w->wake.store(1, std::memory_order_release);
-    futex_wake(w->wake, 1);
-  }
+  for (ThreadState* w : released) post_wake(*w, kWakeRun);
   this_thread().last_workers.clear();
   return static_cast<int>(released.size());
 }
@@ -722,8 +742,7 @@ void wake_team_waiters(Team& team) {
       if (w->join_parked.load(std::memory_order_seq_cst) &&
           w->join_parked.compare_exchange_strong(parked, false, std::memory_order_acq_rel)) {
         team.join_parked.fetch_sub(1, std::memory_order_acq_rel);
-        w->wake.store(kWakeRecheck, std::memory_order_release);
-        futex_wake(w->wake, 1);
+        post_wake(*w, kWakeRecheck);
       }
     }
   }

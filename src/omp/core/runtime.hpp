@@ -145,8 +145,9 @@ struct ThreadState {
   std::vector<int> want_cpus;        // where the team that woke this worker wants it (empty: leave as is)
   // Pool hand-off.
   bool is_worker = false;
-  // 0: sleep; 1: run the team the fork set up (or retire); kWakeRecheck:
-  // a task appeared while this worker was parked at its team's join.
+  // Pool word: 0: wait; kWakeRun: run the team the fork set up (or
+  // retire); kWakeRecheck: a task appeared while this worker was parked at
+  // its team's join; kWakeSleeping: the worker sleeps on it (futex).
   alignas(64) std::atomic<std::uint32_t> wake{0};
   std::atomic<bool> join_parked{false};  // parked at the join, the primary may claim it (worker_join)
   std::vector<ThreadState*> last_workers;  // the workers this thread's last team used, by slot
@@ -154,7 +155,7 @@ struct ThreadState {
   bool retire = false;   // set before a wake-up: the worker's OS thread ends (omp_pause_resource)
 };
 
-inline constexpr std::uint32_t kWakeRecheck = 2;
+inline constexpr std::uint32_t kWakeRun = 1, kWakeRecheck = 2, kWakeSleeping = 3;
 
 struct Runtime {
   Settings settings;
