@@ -21,17 +21,18 @@ void futex_wake(std::atomic<std::uint32_t>& word, int count) {
           nullptr, nullptr, 0);
 }
 
-int spin_budget() {
+bool oversubscribed() {
   Runtime& rt = runtime();
-  if (rt.live_threads.load(std::memory_order_relaxed) > rt.usable_pus) return 0;
-  return rt.spin_count;
+  return rt.live_threads.load(std::memory_order_relaxed) > rt.usable_pus;
 }
+
+int spin_budget() { return oversubscribed() ? 0 : runtime().spin_count; }
 
 int yield_budget() {
   Runtime& rt = runtime();
   if (rt.settings.wait_policy == WaitPolicy::Passive) return 0;
+  if (!oversubscribed()) return 0;
   const int live = rt.live_threads.load(std::memory_order_relaxed);
-  if (live <= rt.usable_pus) return 0;
   return std::min(64, 2 * ((live + rt.usable_pus - 1) / rt.usable_pus));
 }
 

@@ -1,8 +1,8 @@
-// Futex waiting and waking on a 32-bit atomic word, and the
+// Futex waiting and waking on a 32-bit atomic word, and the budgets of the
 // spin-then-yield-then-sleep wait every blocking point of the OpenMP
-// runtime uses. Spinning is skipped
-// when the process is oversubscribed (more OpenMP threads than usable PUs):
-// then a spinning waiter only steals the CPU from the thread it waits for.
+// runtime uses. Spinning is skipped when the process is oversubscribed
+// (more OpenMP threads than usable PUs): then a spinning waiter only steals
+// the CPU from the thread it waits for; it yields instead.
 #pragma once
 #include <atomic>
 #include <cstdint>
@@ -19,6 +19,9 @@ inline void cpu_relax() {
   asm volatile("yield");
 #endif
 }
+
+// More live OpenMP threads than usable PUs.
+bool oversubscribed();
 
 // How many times a waiter polls before sleeping: 0 when oversubscribed.
 int spin_budget();

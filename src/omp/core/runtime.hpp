@@ -114,6 +114,7 @@ struct Team {
   Barrier barrier;
   alignas(64) std::atomic<int> left{0};  // workers that finished the region (join)
   std::atomic<int> join_arrived{0};      // threads that reached the region's end (its implicit barrier)
+  int fork_fanout = 2;                   // the fork's wake-up tree: each thread wakes this many (runtime.cpp)
   std::atomic<int> join_parked{0};       // workers holding their join_parked token (runtime.cpp, worker_join)
   WorkShare ws[kWorkShareRing];
   void* copyprivate = nullptr;
