@@ -398,11 +398,16 @@ void primary_join(ThreadState& ts, Team& team) {
 // wakes threads t*f+1 .. t*f+f (f = Team::fork_fanout), so the wake-ups of
 // a large team are spread over the threads (and CPUs) already running
 // instead of all made, one after another, by the primary. When the process
-// is oversubscribed the tree is a chain (f = 1): each woken thread wakes
-// the next before it runs, so threads become runnable in the order they
-// get a CPU, one at a time, rather than a burst of woken threads
-// preempting their wakers (measured at 8 and 16 threads on 2 cores: 9 and
-// 17 context switches per parallel region instead of 11 and 22).
+// is oversubscribed and the team's threads may all run on the same CPUs
+// (canopy's default: oversubscribed teams are not pinned), the tree is a
+// chain (f = 1): each woken thread wakes the next before it runs, so
+// threads become runnable in the order they get a CPU, one at a time,
+// rather than a burst of woken threads preempting their wakers (measured
+// at 8 and 16 threads on 2 cores: 9 and 17 context switches per parallel
+// region instead of 11 and 22). Threads pinned to different places keep
+// the tree: a chain would leave the other places idle until the chain
+// reached their threads (measured with OMP_PROC_BIND=close
+// OMP_PLACES=cores: 10-20% slower regions).
 void wake_fork_children(Team& team, int t) {
   const int f = team.fork_fanout;
   for (int c = t * f + 1; c <= t * f + f && c < team.nthreads; ++c) {
@@ -634,7 +639,10 @@ void fork_start(void (*fn)(void*), void* data, unsigned requested, unsigned proc
     }
     init_implicit_task(*w, child, team);
   }
-  team->fork_fanout = oversubscribed() ? 1 : 2;
+  // A chain only when the threads are not pinned apart (see wake_fork_children).
+  bool unpinned = true;
+  for (int i = 1; i < n && unpinned && !pl.cpus.empty(); ++i) unpinned = pl.cpus[i] == pl.cpus[0];
+  team->fork_fanout = oversubscribed() && unpinned ? 1 : 2;
   wake_fork_children(*team, 0);
   ts.team = team;
   ts.num = 0;
