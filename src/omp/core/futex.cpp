@@ -21,9 +21,15 @@ void futex_wake(std::atomic<std::uint32_t>& word, int count) {
           nullptr, nullptr, 0);
 }
 
+// Threads in teams, not those idle in the pool (they sleep): after one
+// large region, smaller teams are not oversubscribed.
+static int busy_threads(Runtime& rt) {
+  return rt.live_threads.load(std::memory_order_relaxed) - rt.idle_workers.load(std::memory_order_relaxed);
+}
+
 bool oversubscribed() {
   Runtime& rt = runtime();
-  return rt.live_threads.load(std::memory_order_relaxed) > rt.usable_pus;
+  return busy_threads(rt) > rt.usable_pus;
 }
 
 int spin_budget() { return oversubscribed() ? 0 : runtime().spin_count; }
@@ -32,8 +38,8 @@ int yield_budget() {
   Runtime& rt = runtime();
   if (rt.settings.wait_policy == WaitPolicy::Passive) return 0;
   if (!oversubscribed()) return 0;
-  const int live = rt.live_threads.load(std::memory_order_relaxed);
-  return std::min(64, 2 * ((live + rt.usable_pus - 1) / rt.usable_pus));
+  const int busy = busy_threads(rt);
+  return std::min(64, 2 * ((busy + rt.usable_pus - 1) / rt.usable_pus));
 }
 
 void yield_cpu() { sched_yield(); }

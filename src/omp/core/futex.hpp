@@ -1,7 +1,7 @@
 // Futex waiting and waking on a 32-bit atomic word, and the budgets of the
 // spin-then-yield-then-sleep wait every blocking point of the OpenMP
 // runtime uses. Spinning is skipped when the process is oversubscribed
-// (more OpenMP threads than usable PUs): then a spinning waiter only steals
+// (more OpenMP threads in teams than usable PUs): then a spinning waiter only steals
 // the CPU from the thread it waits for; it yields instead.
 #pragma once
 #include <atomic>
@@ -20,7 +20,8 @@ inline void cpu_relax() {
 #endif
 }
 
-// More live OpenMP threads than usable PUs.
+// More OpenMP threads in teams (live threads not idle in the pool) than
+// usable PUs.
 bool oversubscribed();
 
 // How many times a waiter polls before sleeping: 0 when oversubscribed.

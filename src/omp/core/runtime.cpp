@@ -390,6 +390,7 @@ void primary_join(ThreadState& ts, Team& team) {
       w->idle.store(true, std::memory_order_relaxed);
       rt.pool.push_back(w);
     }
+    rt.idle_workers.fetch_add(workers, std::memory_order_relaxed);
   }
   (void)ts;
 }
@@ -618,8 +619,12 @@ void fork_start(void (*fn)(void*), void* data, unsigned requested, unsigned proc
       }
     }
   }
-  for (auto& w : workers)
-    if (!w) w = new_worker();
+  int from_pool = 0;
+  for (auto& w : workers) {
+    if (w) ++from_pool;
+    else w = new_worker();
+  }
+  rt.idle_workers.fetch_sub(from_pool, std::memory_order_relaxed);
   ts.last_workers = workers;
 
   team->threads[0] = &ts;
@@ -734,6 +739,7 @@ int release_idle_workers() {
   {
     std::lock_guard<std::mutex> lock(rt.pool_mutex);
     released.swap(rt.pool);
+    rt.idle_workers.fetch_sub(static_cast<int>(released.size()), std::memory_order_relaxed);
     for (ThreadState* w : released) {
       w->idle.store(false, std::memory_order_relaxed);
       w->retire = true;

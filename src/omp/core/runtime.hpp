@@ -166,6 +166,7 @@ struct Runtime {
   int num_cores = 1;
   int spin_count = 20000;
   std::atomic<int> live_threads{1};
+  std::atomic<int> idle_workers{0};  // of live_threads, those in the pool (not in any team)
   std::mutex pool_mutex;
   std::vector<ThreadState*> pool;   // idle workers
   Icvs initial_icvs;
