@@ -73,7 +73,7 @@ static void fork_join_sizes(int nt, int repeats) {
 static void task_for_parked_workers(int nt) {
   if (nt < 2) return;
   for (int rep = 0; rep < 20; ++rep) {
-    volatile int ran = 0, timed_out = 0;
+    int ran = 0, timed_out = 0;
 #pragma omp parallel num_threads(nt)
     {
 #pragma omp master
@@ -83,11 +83,11 @@ static void task_for_parked_workers(int nt) {
         while (omp_get_wtime() - t0 < 0.002) {
         }
 #pragma omp task shared(ran)
-        ran = 1;
+        __atomic_store_n(&ran, 1, __ATOMIC_RELEASE);
         const double t1 = omp_get_wtime();
-        while (!ran && omp_get_wtime() - t1 < 10.0) {
+        while (!__atomic_load_n(&ran, __ATOMIC_ACQUIRE) && omp_get_wtime() - t1 < 10.0) {
         }
-        if (!ran) timed_out = 1;
+        if (!__atomic_load_n(&ran, __ATOMIC_ACQUIRE)) timed_out = 1;
       }
     }
     CHECK(!timed_out);
