@@ -32,8 +32,12 @@ int spin_budget();
 // sleeping: twice the threads per PU (a yield hands the CPU to another
 // runnable thread on it, often one the waiter waits for, at the cost of a
 // context switch but without the futex wake-up that a sleeper needs). 0
-// when not oversubscribed and under OMP_WAIT_POLICY=passive.
+// when not oversubscribed, under OMP_WAIT_POLICY=passive, and for a while
+// after a slow yield (futex.cpp).
 int yield_budget();
-void yield_cpu();  // sched_yield
+// sched_yield; false when the yield took so long that the CPU went to
+// another process (yielding is then off for a while: yield_budget() is 0;
+// the caller should sleep).
+bool yield_cpu();
 
 }  // namespace canopy::omp

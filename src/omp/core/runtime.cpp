@@ -259,7 +259,7 @@ std::uint32_t wait_for_wake(ThreadState& ts, int spins, int yields) {
       cpu_relax();
     } else if (yields > 0) {
       --yields;
-      yield_cpu();
+      if (!yield_cpu()) yields = 0;
     } else if (w == kWakeSleeping || ts.wake.compare_exchange_strong(w, kWakeSleeping, std::memory_order_acq_rel)) {
       futex_wait(ts.wake, kWakeSleeping);
     }
@@ -377,7 +377,7 @@ void primary_join(ThreadState& ts, Team& team) {
     }
     if (yields > 0) {  // oversubscribed: let the workers that have yet to finish run
       --yields;
-      yield_cpu();
+      if (!yield_cpu()) yields = 0;
       continue;
     }
     sleep_at_join(team, ready);
@@ -716,7 +716,7 @@ bool barrier_wait(Team& team, bool cancellable) {
     }
     if (yields > 0) {  // oversubscribed: hand the CPU to a thread that has yet to arrive
       --yields;
-      yield_cpu();
+      if (!yield_cpu()) yields = 0;
       continue;
     }
     b.sleepers.fetch_add(1, std::memory_order_seq_cst);
