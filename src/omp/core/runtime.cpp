@@ -291,8 +291,11 @@ void sleep_at_join(Team& team, Ready&& ready) {
 // work again) or the primary's claim (returns false: the worker has left
 // the team; its next wake-up is a fork's).
 bool park_at_join(ThreadState& ts, Team& team, int n) {
-  ts.join_parked.store(true, std::memory_order_seq_cst);
+  // The count first: it never falls below the number of tokens held, so a
+  // count of 0 means no worker is parked (a token taken by a waker before
+  // the count went up would make it 0 while another worker is parked).
   team.join_parked.fetch_add(1, std::memory_order_seq_cst);
+  ts.join_parked.store(true, std::memory_order_seq_cst);
   std::atomic_thread_fence(std::memory_order_seq_cst);
   const bool finished = team.join_arrived.load(std::memory_order_seq_cst) == n && team_pending_tasks(team) == 0;
   if (finished || team_pending_tasks(team) > 0) {
