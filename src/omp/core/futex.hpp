@@ -1,7 +1,8 @@
-// Futex waiting and waking on a 32-bit atomic word, and the spin-then-sleep
-// wait every blocking point of the OpenMP runtime uses. Spinning is skipped
-// when the process is oversubscribed (more OpenMP threads than usable PUs):
-// then a spinning waiter only steals the CPU from the thread it waits for.
+// Futex waiting and waking on a 32-bit atomic word, and the budgets of the
+// spin-then-yield-then-sleep wait every blocking point of the OpenMP
+// runtime uses. Spinning is skipped when the process is oversubscribed
+// (more OpenMP threads in teams than usable PUs): then a spinning waiter only steals
+// the CPU from the thread it waits for; it yields instead.
 #pragma once
 #include <atomic>
 #include <cstdint>
@@ -19,7 +20,24 @@ inline void cpu_relax() {
 #endif
 }
 
+// More OpenMP threads in teams (live threads not idle in the pool) than
+// usable PUs.
+bool oversubscribed();
+
 // How many times a waiter polls before sleeping: 0 when oversubscribed.
 int spin_budget();
+
+// How many times an oversubscribed waiter (spin_budget() == 0 because the
+// process has more OpenMP threads than usable PUs) calls yield_cpu before
+// sleeping: twice the threads per PU (a yield hands the CPU to another
+// runnable thread on it, often one the waiter waits for, at the cost of a
+// context switch but without the futex wake-up that a sleeper needs). 0
+// when not oversubscribed, under OMP_WAIT_POLICY=passive, and for a while
+// after a slow yield (futex.cpp).
+int yield_budget();
+// sched_yield; false when the yield took so long that the CPU went to
+// another process (yielding is then off for a while: yield_budget() is 0;
+// the caller should sleep).
+bool yield_cpu();
 
 }  // namespace canopy::omp

@@ -219,83 +219,211 @@ void run_implicit(ThreadState& ts) {
 // thread to run a task that one of its group's tasks depends on.) A
 // counter of its own, not the barrier's `arrived`, which a cancelled
 // barrier may leave counted.
-void worker_join(ThreadState& ts) {
-  Team* team = ts.team;
-  team->join_arrived.fetch_add(1, std::memory_order_acq_rel);
-  {
-    Barrier& b = team->barrier;
-    auto done = [&] {
-      return team->join_arrived.load(std::memory_order_acquire) == team->nthreads && team_pending_tasks(*team) == 0;
-    };
-    int spins = spin_budget();
-    for (;;) {
-      if (run_one_task(*team)) continue;
-      if (done()) break;
-      if (spins > 0) {
-        --spins;
-        cpu_relax();
-        continue;
-      }
-      b.sleepers.fetch_add(1, std::memory_order_seq_cst);
-      std::uint32_t ev = b.event.load(std::memory_order_seq_cst);
-      TaskQueue* q = team->tasks.get();
-      if (!done() && !(q && q->queued.load() > 0)) futex_wait(b.event, ev);
-      b.sleepers.fetch_sub(1, std::memory_order_relaxed);
+//
+// Wake-ups are targeted, because with more threads than PUs every needless
+// wake-up is a context switch:
+// - A worker with nothing left to do parks: it sleeps on its own pool word
+//   (ThreadState::wake), not on the team's event, holding the claim token
+//   join_parked. Once every thread has arrived and no task is pending, the
+//   primary claims the parked workers (counts them as left) and puts them
+//   back in the pool without waking them: the next fork's wake-up is their
+//   next one. A parked worker is woken (kWakeRecheck) only when a task
+//   appears before the region is over (wake_team_waiters), as the team's
+//   tasks may need it. Each worker thus sleeps once per region.
+// - Workers that wait while tasks are pending sleep on the event word (the
+//   task engine's sleepers protocol); only the last thread to arrive wakes
+//   the sleepers, and only the last worker to leave by itself wakes the
+//   primary.
+// - The primary puts the workers back in the pool under one lock, rather
+//   than each worker taking the pool's lock on its way out.
+// Whoever clears join_parked (true -> false) owns the worker's next step:
+// the worker itself (it found work or the end before sleeping), a task's
+// wake-up, or the primary's claim.
+
+// A thread's pool word (ThreadState::wake): the waker exchanges in the
+// reason and makes the futex system call only if the thread announced it
+// sleeps (kWakeSleeping), so waking a thread that is still spinning or
+// yielding costs no system call.
+void post_wake(ThreadState& w, std::uint32_t why) {
+  if (w.wake.exchange(why, std::memory_order_acq_rel) == kWakeSleeping) futex_wake(w.wake, 1);
+}
+
+// Wait until the calling thread's pool word holds a reason (returned, left
+// in the word): `spins` polls, then `yields` sched_yield calls, then sleep.
+std::uint32_t wait_for_wake(ThreadState& ts, int spins, int yields) {
+  for (;;) {
+    std::uint32_t w = ts.wake.load(std::memory_order_acquire);
+    if (w != 0 && w != kWakeSleeping) return w;
+    if (spins > 0) {
+      --spins;
+      cpu_relax();
+    } else if (yields > 0) {
+      --yields;
+      if (!yield_cpu()) yields = 0;
+    } else if (w == kWakeSleeping || ts.wake.compare_exchange_strong(w, kWakeSleeping, std::memory_order_acq_rel)) {
+      futex_wait(ts.wake, kWakeSleeping);
     }
   }
-  ts.team = nullptr;
-  ts.task = nullptr;
-  Runtime& rt = runtime();
-  {
-    std::lock_guard<std::mutex> lock(rt.pool_mutex);
-    ts.idle.store(true, std::memory_order_relaxed);
-    rt.pool.push_back(&ts);
-  }
-  team->left.fetch_add(1, std::memory_order_acq_rel);
-  Barrier& b = team->barrier;
+}
+
+// Wake the threads sleeping on the team's event word (not the parked
+// workers). Safe on a team its primary may already be reusing: it touches
+// only the barrier's words.
+void wake_event_sleepers(Team& team) {
+  Barrier& b = team.barrier;
   b.event.fetch_add(1, std::memory_order_seq_cst);
   if (b.sleepers.load(std::memory_order_seq_cst) > 0) futex_wake(b.event, -1);
 }
 
-void primary_join(ThreadState& ts, Team& team) {
+// Sleep on the team's event word unless `ready()` or a task is queued; the
+// sleepers/event protocol the task engine wakes (wake_team_waiters).
+template <class Ready>
+void sleep_at_join(Team& team, Ready&& ready) {
   Barrier& b = team.barrier;
-  team.join_arrived.fetch_add(1, std::memory_order_acq_rel);
-  if (team.nthreads > 1) wake_team_waiters(team);  // workers waiting at the join re-check
-  const int workers = team.nthreads - 1;
+  b.sleepers.fetch_add(1, std::memory_order_seq_cst);
+  std::uint32_t ev = b.event.load(std::memory_order_seq_cst);
+  TaskQueue* q = team.tasks.get();
+  if (!ready() && !(q && q->queued.load() > 0)) futex_wait(b.event, ev);
+  b.sleepers.fetch_sub(1, std::memory_order_relaxed);
+}
+
+// Park the calling worker until a task's wake-up (returns true: look for
+// work again) or the primary's claim (returns false: the worker has left
+// the team; its next wake-up is a fork's).
+bool park_at_join(ThreadState& ts, Team& team, int n) {
+  // The count first: it never falls below the number of tokens held, so a
+  // count of 0 means no worker is parked (a token taken by a waker before
+  // the count went up would make it 0 while another worker is parked).
+  team.join_parked.fetch_add(1, std::memory_order_seq_cst);
+  ts.join_parked.store(true, std::memory_order_seq_cst);
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  const bool finished = team.join_arrived.load(std::memory_order_seq_cst) == n && team_pending_tasks(team) == 0;
+  if (finished || team_pending_tasks(team) > 0) {
+    bool parked = true;
+    if (ts.join_parked.compare_exchange_strong(parked, false, std::memory_order_acq_rel)) {
+      team.join_parked.fetch_sub(1, std::memory_order_acq_rel);
+      return true;
+    }
+  }
+  if (wait_for_wake(ts, 0, 0) == kWakeRecheck) {
+    ts.wake.store(0, std::memory_order_relaxed);
+    return true;
+  }
+  return false;  // a fork's (or a retirement's) wake-up: worker_main handles it
+}
+
+void worker_join(ThreadState& ts) {
+  Team* team = ts.team;
+  const int n = team->nthreads;
+  if (team->join_arrived.fetch_add(1, std::memory_order_acq_rel) + 1 == n) wake_event_sleepers(*team);
   auto done = [&] {
-    return team.left.load(std::memory_order_acquire) == workers && team_pending_tasks(team) == 0;
+    return team->join_arrived.load(std::memory_order_acquire) == n && team_pending_tasks(*team) == 0;
   };
   int spins = spin_budget();
   for (;;) {
-    if (run_one_task(team)) continue;
+    if (run_one_task(*team)) continue;
     if (done()) break;
     if (spins > 0) {
       --spins;
       cpu_relax();
       continue;
     }
-    b.sleepers.fetch_add(1, std::memory_order_seq_cst);
-    std::uint32_t ev = b.event.load(std::memory_order_seq_cst);
-    TaskQueue* q = team.tasks.get();
-    if (!done() && !(q && q->queued.load() > 0)) futex_wait(b.event, ev);
-    b.sleepers.fetch_sub(1, std::memory_order_relaxed);
+    if (team_pending_tasks(*team) > 0) {
+      sleep_at_join(*team, done);
+      continue;
+    }
+    if (!park_at_join(ts, *team, n)) return;  // claimed by the primary: it did the leaving
+  }
+  ts.team = nullptr;
+  ts.task = nullptr;
+  // After this increment the team may be reused by its primary's next fork:
+  // only the wake-up below touches it (teams are never freed; a stray
+  // wake-up of the next region's sleepers is harmless).
+  if (team->left.fetch_add(1, std::memory_order_acq_rel) + 1 == n - 1) wake_event_sleepers(*team);
+}
+
+// The primary's side of parking: once the region is over, every worker
+// still holding its join_parked token has left (it sleeps on its pool word).
+void claim_parked_workers(Team& team) {
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  for (int i = 1; i < team.nthreads; ++i) {
+    ThreadState* w = team.threads[i];
+    bool parked = true;
+    if (w->join_parked.load(std::memory_order_seq_cst) &&
+        w->join_parked.compare_exchange_strong(parked, false, std::memory_order_acq_rel)) {
+      team.join_parked.fetch_sub(1, std::memory_order_acq_rel);
+      w->team = nullptr;
+      w->task = nullptr;
+      team.left.fetch_add(1, std::memory_order_acq_rel);
+    }
+  }
+}
+
+void primary_join(ThreadState& ts, Team& team) {
+  const int n = team.nthreads;
+  if (team.join_arrived.fetch_add(1, std::memory_order_acq_rel) + 1 == n && n > 1) wake_event_sleepers(team);
+  const int workers = n - 1;
+  auto over = [&] {
+    return team.join_arrived.load(std::memory_order_seq_cst) == n && team_pending_tasks(team) == 0;
+  };
+  auto done = [&] { return team.left.load(std::memory_order_acquire) == workers && team_pending_tasks(team) == 0; };
+  auto ready = [&] { return done() || (over() && team.join_parked.load(std::memory_order_seq_cst) > 0); };
+  int spins = spin_budget(), yields = yield_budget();
+  for (;;) {
+    if (run_one_task(team)) continue;
+    if (over() && team.join_parked.load(std::memory_order_seq_cst) > 0) claim_parked_workers(team);
+    if (done()) break;
+    if (spins > 0) {
+      --spins;
+      cpu_relax();
+      continue;
+    }
+    if (yields > 0) {  // oversubscribed: let the workers that have yet to finish run
+      --yields;
+      if (!yield_cpu()) yields = 0;
+      continue;
+    }
+    sleep_at_join(team, ready);
+  }
+  if (workers > 0) {
+    Runtime& rt = runtime();
+    std::lock_guard<std::mutex> lock(rt.pool_mutex);
+    for (int i = 1; i < n; ++i) {
+      ThreadState* w = team.threads[i];
+      w->idle.store(true, std::memory_order_relaxed);
+      rt.pool.push_back(w);
+    }
+    rt.idle_workers.fetch_add(workers, std::memory_order_relaxed);
   }
   (void)ts;
+}
+
+// Fork wake-ups go down a tree over the team's thread numbers: thread t
+// wakes threads t*f+1 .. t*f+f (f = Team::fork_fanout), so the wake-ups of
+// a large team are spread over the threads (and CPUs) already running
+// instead of all made, one after another, by the primary. When the process
+// is oversubscribed and the team's threads may all run on the same CPUs
+// (canopy's default: oversubscribed teams are not pinned), the tree is a
+// chain (f = 1): each woken thread wakes the next before it runs, so
+// threads become runnable in the order they get a CPU, one at a time,
+// rather than a burst of woken threads preempting their wakers (measured
+// at 8 and 16 threads on 2 cores: 9 and 17 context switches per parallel
+// region instead of 11 and 22). Threads pinned to different places keep
+// the tree: a chain would leave the other places idle until the chain
+// reached their threads (measured with OMP_PROC_BIND=close
+// OMP_PLACES=cores: 10-20% slower regions).
+void wake_fork_children(Team& team, int t) {
+  const int f = team.fork_fanout;
+  for (int c = t * f + 1; c <= t * f + f && c < team.nthreads; ++c) {
+    post_wake(*team.threads[c], kWakeRun);
+  }
 }
 
 void* worker_main(void* arg) {
   auto* ts = static_cast<ThreadState*>(arg);
   tls_thread = ts;
   for (;;) {
-    int spins = spin_budget();
-    while (ts->wake.load(std::memory_order_acquire) == 0) {
-      if (spins > 0) {
-        --spins;
-        cpu_relax();
-      } else {
-        futex_wait(ts->wake, 0);
-      }
-    }
+    wait_for_wake(*ts, spin_budget(), yield_budget());
     ts->wake.store(0, std::memory_order_relaxed);
     if (ts->retire) {
       // Released by omp_pause_resource: out of the pool already. The
@@ -304,6 +432,7 @@ void* worker_main(void* arg) {
       runtime().live_threads.fetch_sub(1, std::memory_order_relaxed);
       return nullptr;
     }
+    wake_fork_children(*ts->team, ts->num);
     bind_to(*ts, ts->want_cpus);
     run_implicit(*ts);
     worker_join(*ts);
@@ -318,6 +447,7 @@ void reset_team(Team& t, int n) {
   t.barrier.sleepers.store(0, std::memory_order_relaxed);
   t.left.store(0, std::memory_order_relaxed);
   t.join_arrived.store(0, std::memory_order_relaxed);
+  t.join_parked.store(0, std::memory_order_relaxed);
   for (int k = 0; k < kWorkShareRing; ++k) {
     t.ws[k].id = -1;
     t.ws[k].next_id = k;
@@ -492,8 +622,12 @@ void fork_start(void (*fn)(void*), void* data, unsigned requested, unsigned proc
       }
     }
   }
-  for (auto& w : workers)
-    if (!w) w = new_worker();
+  int from_pool = 0;
+  for (auto& w : workers) {
+    if (w) ++from_pool;
+    else w = new_worker();
+  }
+  rt.idle_workers.fetch_sub(from_pool, std::memory_order_relaxed);
   ts.last_workers = workers;
 
   team->threads[0] = &ts;
@@ -513,11 +647,11 @@ void fork_start(void (*fn)(void*), void* data, unsigned requested, unsigned proc
     }
     init_implicit_task(*w, child, team);
   }
-  for (int i = 1; i < n; ++i) {
-    ThreadState* w = workers[i - 1];
-    w->wake.store(1, std::memory_order_release);
-    futex_wake(w->wake, 1);
-  }
+  // A chain only when the threads are not pinned apart (see wake_fork_children).
+  bool unpinned = true;
+  for (int i = 1; i < n && unpinned && !pl.cpus.empty(); ++i) unpinned = pl.cpus[i] == pl.cpus[0];
+  team->fork_fanout = oversubscribed() && unpinned ? 1 : 2;
+  wake_fork_children(*team, 0);
   ts.team = team;
   ts.num = 0;
   ts.ws_count = 0;
@@ -563,6 +697,7 @@ bool barrier_wait(Team& team, bool cancellable) {
   const std::uint32_t gen = b.generation.load(std::memory_order_acquire);
   b.arrived.fetch_add(1, std::memory_order_acq_rel);
   int spins = spin_budget();
+  int yields = yield_budget();
   for (;;) {
     if (b.generation.load(std::memory_order_acquire) != gen) break;
     if (cancellable && team.cancel_parallel.load(std::memory_order_relaxed)) return true;
@@ -580,6 +715,11 @@ bool barrier_wait(Team& team, bool cancellable) {
     if (spins > 0) {
       --spins;
       cpu_relax();
+      continue;
+    }
+    if (yields > 0) {  // oversubscribed: hand the CPU to a thread that has yet to arrive
+      --yields;
+      if (!yield_cpu()) yields = 0;
       continue;
     }
     b.sleepers.fetch_add(1, std::memory_order_seq_cst);
@@ -602,23 +742,32 @@ int release_idle_workers() {
   {
     std::lock_guard<std::mutex> lock(rt.pool_mutex);
     released.swap(rt.pool);
+    rt.idle_workers.fetch_sub(static_cast<int>(released.size()), std::memory_order_relaxed);
     for (ThreadState* w : released) {
       w->idle.store(false, std::memory_order_relaxed);
       w->retire = true;
     }
   }
-  for (ThreadState* w : released) {
-    w->wake.store(1, std::memory_order_release);
-    futex_wake(w->wake, 1);
-  }
+  for (ThreadState* w : released) post_wake(*w, kWakeRun);
   this_thread().last_workers.clear();
   return static_cast<int>(released.size());
 }
 
 void wake_team_waiters(Team& team) {
-  Barrier& b = team.barrier;
-  b.event.fetch_add(1, std::memory_order_seq_cst);
-  if (b.sleepers.load(std::memory_order_seq_cst) > 0) futex_wake(b.event, -1);
+  wake_event_sleepers(team);
+  // Workers parked at the join (worker_join) come back for the new task.
+  if (team.join_parked.load(std::memory_order_seq_cst) > 0 && team_pending_tasks(team) > 0) {
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    for (int i = 1; i < team.nthreads; ++i) {
+      ThreadState* w = team.threads[i];
+      bool parked = true;
+      if (w->join_parked.load(std::memory_order_seq_cst) &&
+          w->join_parked.compare_exchange_strong(parked, false, std::memory_order_acq_rel)) {
+        team.join_parked.fetch_sub(1, std::memory_order_acq_rel);
+        post_wake(*w, kWakeRecheck);
+      }
+    }
+  }
 }
 
 void run_as_initial_task(void (*fn)(void*), void* data, int thread_limit) {

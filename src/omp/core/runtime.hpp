@@ -115,6 +115,8 @@ struct Team {
   Barrier barrier;
   alignas(64) std::atomic<int> left{0};  // workers that finished the region (join)
   std::atomic<int> join_arrived{0};      // threads that reached the region's end (its implicit barrier)
+  int fork_fanout = 2;                   // the fork's wake-up tree: each thread wakes this many (runtime.cpp)
+  std::atomic<int> join_parked{0};       // workers holding their join_parked token (runtime.cpp, worker_join)
   WorkShare ws[kWorkShareRing];
   void* copyprivate = nullptr;
   std::atomic<bool> cancel_parallel{false};
@@ -145,11 +147,17 @@ struct ThreadState {
   std::vector<int> want_cpus;        // where the team that woke this worker wants it (empty: leave as is)
   // Pool hand-off.
   bool is_worker = false;
+  // Pool word: 0: wait; kWakeRun: run the team the fork set up (or
+  // retire); kWakeRecheck: a task appeared while this worker was parked at
+  // its team's join; kWakeSleeping: the worker sleeps on it (futex).
   alignas(64) std::atomic<std::uint32_t> wake{0};
+  std::atomic<bool> join_parked{false};  // parked at the join, the primary may claim it (worker_join)
   std::vector<ThreadState*> last_workers;  // the workers this thread's last team used, by slot
   std::atomic<bool> idle{false};
   bool retire = false;   // set before a wake-up: the worker's OS thread ends (omp_pause_resource)
 };
+
+inline constexpr std::uint32_t kWakeRun = 1, kWakeRecheck = 2, kWakeSleeping = 3;
 
 struct Runtime {
   Settings settings;
@@ -159,6 +167,7 @@ struct Runtime {
   int num_cores = 1;
   int spin_count = 20000;
   std::atomic<int> live_threads{1};
+  std::atomic<int> idle_workers{0};  // of live_threads, those in the pool (not in any team)
   std::mutex pool_mutex;
   std::vector<ThreadState*> pool;   // idle workers
   Icvs initial_icvs;
