@@ -72,7 +72,8 @@ std::string describe_placement(const Runtime& rt, const TaskMatrix& m, const Pla
 // What automatic affinity did for one task graph (TaskGraph::affinity_report).
 struct AffinityReport {
   int mappings = 0;              // placements computed (1 + re-mappings)
-  double map_seconds = 0;        // the last one: matrix + placement
+  double map_seconds = 0;        // the last one: matrix + placement (elapsed)
+  double map_cpu_seconds = 0;    // the same in CPU time of the thread that mapped
   double move_seconds = 0;       // the last one: moving handles' pages
   std::uint64_t pages_moved = 0; // by the last one
   // Bytes the tasks accessed on the NUMA node of the worker that ran them,

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "canopy/auto_affinity.hpp"
+#include "canopy/cost.hpp"
 #include "canopy/error.hpp"
 #include "canopy/formats.hpp"
 #include "canopy/mapping.hpp"
@@ -19,6 +20,7 @@
 #include "canopy/topology.hpp"
 #include "dataflow/recording.hpp"
 #include "formats/labels.hpp"
+#include "mapping/canopy/canopy_policy.hpp"
 #include "runtime/runtime_core.hpp"
 
 namespace canopy {
@@ -108,7 +110,19 @@ Placement compute_placement(RuntimeCore* rt, const TaskMatrix& m, const std::str
   const std::string name =
       !policy.empty() ? policy : !rt->options.policy.empty() ? rt->options.policy : default_policy();
   const Topology topo = worker_topology(rt);
-  Placement p = map_tasks(topo, m.matrix, name);
+  Placement p;
+  if (name == "canopy") {
+    // canopy's policy with its run-time effort (canopy_policy.hpp), through
+    // the same steps as map_tasks: slots, policy, validation.
+    MapOptions o;
+    o.weights = resolve_weights(topo, {});
+    const Slots slots = choose_slots(topo, m.matrix.size(), o);
+    p.policy = name;
+    p.task_pu = policy::canopy_lean(topo, m.matrix, o, slots);
+    validate_placement(topo, p);
+  } else {
+    p = map_tasks(topo, m.matrix, name);
+  }
   if (!m.work.empty()) balance_by_work(topo, p.task_pu, m.work);
   return p;
 }

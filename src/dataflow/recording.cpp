@@ -60,7 +60,7 @@ std::string task_label(const Recording& r, std::size_t t) {
   return s;
 }
 
-TaskMatrix build_task_matrix(const Recording& r, bool cyclic, std::vector<double> work) {
+TaskMatrix build_task_matrix(const Recording& r, bool cyclic, std::vector<double> work, bool labels) {
   const std::size_t n = r.tasks();
   std::vector<Edge> edges;
   edges.reserve(r.accesses.size() * 2);
@@ -113,8 +113,10 @@ TaskMatrix build_task_matrix(const Recording& r, bool cyclic, std::vector<double
   }
   TaskMatrix m;
   m.matrix = CommMatrix::from_edges(static_cast<int>(n), edges);
-  m.labels.reserve(n);
-  for (std::size_t t = 0; t < n; ++t) m.labels.push_back(task_label(r, t));
+  if (labels) {
+    m.labels.reserve(n);
+    for (std::size_t t = 0; t < n; ++t) m.labels.push_back(task_label(r, t));
+  }
   if (work.size() == n) m.work = std::move(work);
   return m;
 }

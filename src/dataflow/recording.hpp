@@ -48,8 +48,9 @@ struct Recording {
 // The matrix of the recorded tasks. `cyclic`: the recording is one
 // iteration of a loop, so the values the last writers leave are what the
 // first readers of the next iteration read (counted as in the iteration).
-// `work`: seconds per task (empty: not measured).
-TaskMatrix build_task_matrix(const Recording& r, bool cyclic, std::vector<double> work);
+// `work`: seconds per task (empty: not measured). `labels`: fill
+// TaskMatrix::labels (the automatic step needs them only to show or save).
+TaskMatrix build_task_matrix(const Recording& r, bool cyclic, std::vector<double> work, bool labels = true);
 
 // "t3: r#1 w#2 rw#4" (handles by registry index).
 std::string task_label(const Recording& r, std::size_t task);

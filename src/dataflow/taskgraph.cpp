@@ -26,6 +26,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <ctime>
 #include <exception>
 #include <mutex>
 #include <unordered_map>
@@ -379,6 +380,14 @@ std::string percent_local(std::uint64_t local, std::uint64_t remote) {
 
 std::atomic<int> graph_serials{0};
 
+// CPU time of the calling thread: what the mapping itself costs, whatever
+// else the machine runs meanwhile.
+double thread_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
 // Moves each written handle to the node of the worker that writes most of
 // it; returns the pages moved (a one-node machine, or a runtime on a
 // machine that is not this one, moves nothing).
@@ -468,10 +477,13 @@ void TaskGraph::run_in(TaskGroup& group) {
   observed_locality(rt, g, &g.report.before_local, &g.report.before_remote);
   // Map: the matrix, the placement, the workers; then the pages.
   const auto t0 = std::chrono::steady_clock::now();
-  TaskMatrix m = detail::flow::build_task_matrix(g.recording, true, g.durations);
+  const double cpu0 = thread_cpu_seconds();
+  const bool shown = rt->options.display_affinity || !rt->options.affinity_dump.empty();
+  TaskMatrix m = detail::flow::build_task_matrix(g.recording, true, g.durations, shown);
   const Placement p = detail::flow::compute_placement(rt, m, "");
   g.placed = detail::flow::placement_workers(rt, p);
   const auto t1 = std::chrono::steady_clock::now();
+  g.report.map_cpu_seconds = thread_cpu_seconds() - cpu0;
   g.placed_by_auto = true;
   g.mapped_version = g.version;
   g.mapped_rt = rt;
