@@ -10,6 +10,10 @@
 //           (AffinityReport::map_cpu_seconds: matrix + placement + workers;
 //           map_seconds, elapsed, beside it)
 // Times are CPU time of the calling thread (this machine is shared).
+// and, once, the quality given up for that speed: the weighted cost
+// (docs/cost-model.md) of the run-time placement over that of the canopy
+// policy at its full offline effort (canopy map), and the same for the
+// volume crossing NUMA nodes;
 // and prints benchlib RESULT lines (bench/common/benchlib.py) plus a table.
 //
 //   canopy_bench_affinity_cost [--tasks 1000,10000] [-r 5] [-t workers] [--input 'pack:2 core:16']
@@ -27,6 +31,8 @@
 #include <vector>
 
 #include "canopy/auto_affinity.hpp"
+#include "canopy/cost.hpp"
+#include "canopy/mapping.hpp"
 #include "canopy/data.hpp"
 #include "canopy/error.hpp"
 #include "canopy/taskgraph.hpp"
@@ -148,12 +154,21 @@ int main(int argc, char** argv) {
     canopy::Runtime rt = args.input.empty() ? canopy::Runtime(o) : canopy::Runtime(o, canopy::Topology::load(args.input));
     const int W = rt.num_workers();
     fmt::print("CPU ms of the thread, median of {} (auto elapsed: wall clock)\n", args.reps);
-    fmt::print("{:>8} {:>8} {:>10} {:>10} {:>10} {:>10} {:>12}  bar (auto CPU)\n", "tasks", "workers", "matrix",
-               "place", "workers", "auto", "auto elapsed");
+    fmt::print("{:>8} {:>8} {:>10} {:>10} {:>10} {:>10} {:>12} {:>10} {:>10}  bar (auto CPU)\n", "tasks", "workers",
+               "matrix", "place", "workers", "auto", "auto elapsed", "cost/full", "numa/full");
     for (int n : args.tasks) {
       Stencil s(n, 256);
       const int tasks = static_cast<int>(s.graph.size());
       std::vector<double> tm, tp, tw, ta, te;
+      double cost_ratio = 0, numa_ratio = 0;
+      {
+        const canopy::TaskMatrix m = s.graph.matrix();
+        const canopy::Topology topo = canopy::worker_topology(rt);
+        const canopy::Cost fast = canopy::evaluate(topo, m.matrix, canopy::compute_placement(rt, m, "canopy"));
+        const canopy::Cost full = canopy::evaluate(topo, m.matrix, canopy::map_tasks(topo, m.matrix, "canopy"));
+        cost_ratio = full.weighted > 0 ? fast.weighted / full.weighted : 1;
+        numa_ratio = full.numa_crossing > 0 ? fast.numa_crossing / full.numa_crossing : fast.numa_crossing > 0 ? 99 : 1;
+      }
       for (int r = 0; r < args.reps; ++r) {
         canopy::TaskMatrix m;
         canopy::Placement p;
@@ -176,8 +191,9 @@ int main(int argc, char** argv) {
         for (int r = 0; r < static_cast<int>(v.size()); ++r)
           fmt::print("RESULT bench={} impl=canopy threads={} rep={} seconds={:.6f} count={} unit=tasks\n", name, W, r,
                      v[r], tasks);
-      fmt::print("{:>8} {:>8} {:>10.2f} {:>10.2f} {:>10.2f} {:>10.2f} {:>12.2f}  {}\n", tasks, W, median(tm) * 1e3,
-                 median(tp) * 1e3, median(tw) * 1e3, autom * 1e3, median(te) * 1e3,
+      fmt::print("{:>8} {:>8} {:>10.2f} {:>10.2f} {:>10.2f} {:>10.2f} {:>12.2f} {:>10.3f} {:>10.3f}  {}\n", tasks, W,
+                 median(tm) * 1e3, median(tp) * 1e3, median(tw) * 1e3, autom * 1e3, median(te) * 1e3, cost_ratio,
+                 numa_ratio,
                  bar == 0 ? "-" : autom <= bar ? fmt::format("met (<= {:.0f} ms)", bar * 1e3)
                                                : fmt::format("NOT met (> {:.0f} ms)", bar * 1e3));
     }

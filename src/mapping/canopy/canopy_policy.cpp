@@ -42,7 +42,7 @@ std::vector<int> run(const Topology& topo, const CommMatrix& m, const MapOptions
   if (lean) {
     // The effort default_effort gives a graph of 50,000 tasks and edges.
     params.auto_effort = false;
-    params.effort = cmap::default_effort(50000, 0);
+    params.effort = cmap::default_effort(400000, 0);
   }
   return cmap::map_graph(g, tree, weights, params);
 }
