@@ -78,7 +78,9 @@ TEST(AutoAffinityMatrix, PipelineGivesAChain) {
   for (int i = 1; i < 5; ++i) EXPECT_DOUBLE_EQ(m.matrix.at(i - 1, i), static_cast<double>(kBytes)) << i;
   EXPECT_TRUE(m.work.empty());
   EXPECT_EQ(m.labels[0], "t0: w#" + std::to_string(h[0].index));
-  EXPECT_EQ(m.labels[1], "t1: r#" + std::to_string(h[0].index) + " w#" + std::to_string(h[1].index));
+  // Accesses in handle index order.
+  const std::string r0 = "r#" + std::to_string(h[0].index), w1 = "w#" + std::to_string(h[1].index);
+  EXPECT_EQ(m.labels[1], h[0].index < h[1].index ? "t1: " + r0 + " " + w1 : "t1: " + w1 + " " + r0);
 }
 
 TEST(AutoAffinityMatrix, StencilGivesTheStencilsMatrix) {
@@ -189,7 +191,7 @@ TEST(AutoAffinityPlacement, HandlesGoToTheWorkerThatWritesMost) {
   EXPECT_EQ(w[0].worker, 1);  // 200 bytes written by worker 1's tasks, 100 by worker 0's
 }
 
-TEST(AutoAffinityApply, TasksCarryTheirWorkerAndMostRunThere) {
+TEST(AutoAffinityApply, TasksRunWhereTheyArePlacedUnlessStolen) {
   Runtime rt(options(2));
   Chains c(2, 50);
   const canopy::Placement p = canopy::compute_placement(rt, c.g.matrix());
@@ -200,17 +202,20 @@ TEST(AutoAffinityApply, TasksCarryTheirWorkerAndMostRunThere) {
   const auto before = rt.stats();
   c.g.run(rt);
   const auto after = rt.stats();
-  std::uint64_t hinted = 0;
-  for (std::size_t k = 0; k < after.size(); ++k)
+  std::uint64_t hinted = 0, away = 0;
+  for (std::size_t k = 0; k < after.size(); ++k) {
     hinted += after[k].hinted_here + after[k].hinted_away - before[k].hinted_here - before[k].hinted_away;
+    away += after[k].hinted_away - before[k].hinted_away;
+  }
   // Every task that went through a queue carried its hint; a chain's next
-  // task runs straight after it only on its own worker.
+  // task runs straight after it only on its own worker. So a task that ran
+  // elsewhere than placed was taken by an idle worker from another's queue
+  // (loose hints; this machine is shared, so how many is not fixed): each
+  // such task counts as hinted_away.
   EXPECT_GT(hinted, 0u);
-  int where_placed = 0;
-  for (int t = 0; t < 100; ++t) where_placed += c.ran[t].load() == placed[t];
-  // Loose hints: an idle worker may take a task (this machine is shared),
-  // but most run where they were placed.
-  EXPECT_GE(where_placed, 60) << "of 100 tasks ran on their placed worker";
+  int elsewhere = 0;
+  for (int t = 0; t < 100; ++t) elsewhere += c.ran[t].load() != placed[t];
+  EXPECT_LE(static_cast<std::uint64_t>(elsewhere), away) << "tasks ran off their placed worker without a steal";
   c.g.clear_placement();
   EXPECT_TRUE(c.g.task_workers().empty());
   canopy::Placement wrong = p;
