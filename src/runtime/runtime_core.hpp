@@ -54,6 +54,7 @@ struct RuntimeCore {
   std::shared_ptr<const Topology> topology;
   std::mutex affinity_mutex;
   std::shared_ptr<const Topology> worker_topology;
+  std::vector<int> helpers;  // helper threads per logical PU (helpers.cpp, under affinity_mutex)
   std::vector<WorkerPlacement> placement;  // N entries
   int num_workers = 0;                     // N
   int num_slots = 0;                       // N + kExtraSlots
