@@ -6,6 +6,7 @@
 // this one included, compiles alone.
 #pragma once
 #include "canopy/affinity.hpp"
+#include "canopy/auto_affinity.hpp"
 #include "canopy/binding.hpp"
 #include "canopy/comm_matrix.hpp"
 #include "canopy/compare.hpp"
@@ -14,6 +15,7 @@
 #include "canopy/dataflow.hpp"
 #include "canopy/error.hpp"
 #include "canopy/formats.hpp"
+#include "canopy/helpers.hpp"
 #include "canopy/mapping.hpp"
 #include "canopy/placement.hpp"
 #include "canopy/runtime.hpp"

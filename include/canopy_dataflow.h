@@ -111,6 +111,45 @@ size_t canopy_taskgraph_size(const canopy_taskgraph_t* graph);
 /* Frees the graph (NULL: nothing). Not while it runs. */
 void canopy_taskgraph_destroy(canopy_taskgraph_t* graph);
 
+/* Automatic affinity (canopy/auto_affinity.hpp, docs/auto-affinity.md).
+ * By hand, in three calls: the graph's matrix, a placement computed from it
+ * for a runtime's workers with any policy, the placement applied:
+ *
+ *   canopy_matrix_t* m;  canopy_placement_t* p;
+ *   canopy_taskgraph_matrix(g, &m);                       // bytes between tasks
+ *   canopy_placement_create_for_runtime(&p, rt, m, "treematch");
+ *   canopy_taskgraph_apply(g, rt, p);                     // the next runs follow it
+ *
+ * The matrix and placement are the ordinary handles of canopy.h (write
+ * them with canopy_matrix_write_file / canopy_placement_format "list" for
+ * the CLI). `rt` NULL means the default runtime. */
+
+/* This graph's automatic affinity: "auto" or "none" (over CANOPY_AFFINITY).
+ * EINVAL for anything else, naming the value. */
+canopy_status_t canopy_taskgraph_set_affinity(canopy_taskgraph_t* graph, const char* mode);
+
+/* The graph's task-to-task matrix (a new handle in *out). */
+canopy_status_t canopy_taskgraph_matrix(const canopy_taskgraph_t* graph, canopy_matrix_t** out);
+
+/* Task `task`'s label ("t3: r#1 w#2"), with canopy.h's buffer convention. */
+canopy_status_t canopy_taskgraph_task_label(const canopy_taskgraph_t* graph, size_t task, char* buf, size_t size,
+                                            size_t* needed);
+
+/* A placement of the matrix's tasks on the workers of `rt` with `policy`
+ * (NULL or "": the runtime's CANOPY_POLICY, else canopy's own); its
+ * topology is the machine restricted to the workers' PUs. */
+canopy_status_t canopy_placement_create_for_runtime(canopy_placement_t** out, canopy_runtime_t* rt,
+                                                    const canopy_matrix_t* matrix, const char* policy);
+
+/* Applies a placement computed for `rt`: each task's worker from the next
+ * run on, and each written handle's pages on its writer's NUMA node.
+ * EINVAL when the placement's task count is not the graph's. */
+canopy_status_t canopy_taskgraph_apply(canopy_taskgraph_t* graph, canopy_runtime_t* rt,
+                                       const canopy_placement_t* placement);
+
+/* The worker task `task` is placed on (-1: none). */
+canopy_status_t canopy_taskgraph_task_worker(const canopy_taskgraph_t* graph, size_t task, int* worker);
+
 #ifdef __cplusplus
 }
 #endif

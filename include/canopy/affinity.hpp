@@ -42,6 +42,17 @@ struct Affinity {
 // the task is spawned like any other).
 enum class DataAffinity { Write, Read, None };
 
+// Automatic affinity (docs/auto-affinity.md): None, today's behaviour; Auto:
+// task graphs replayed several times are observed once, their task-to-task
+// matrix (from the data the tasks declare) mapped onto the workers with the
+// placement engine, and the placement applied to the following runs
+// (RuntimeOptions::affinity, CANOPY_AFFINITY; TaskGraph::set_affinity).
+enum class AutoAffinity { None, Auto };
+
+// "none", "auto" (any case); anything else throws canopy::Error.
+AutoAffinity parse_auto_affinity(const std::string& s);
+std::string to_string(AutoAffinity a);
+
 // "write", "read", "none" (any case); anything else throws canopy::Error.
 DataAffinity parse_data_affinity(const std::string& s);
 std::string to_string(DataAffinity a);

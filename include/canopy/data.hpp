@@ -130,6 +130,15 @@ DataPlacementReport data_compare_placement(const std::vector<int>& expected, con
                                            int num_nodes);
 // The report for a handle (asks the kernel now).
 DataPlacementReport data_placement_report(Data d);
+// Moves the region's whole pages to logical NUMA node `node` (the pages it
+// shares with a neighbour stay where they are) and binds them there, so
+// that pages not touched yet go there too; then checks page by page that
+// every touched whole page is on `node` (else canopy::Error, kind System)
+// and refreshes the handle's location. Returns the pages that were
+// elsewhere before. A node outside 0 .. data_num_nodes()-1 is an error. The
+// handle's data_placement() is not changed. (Automatic affinity calls it.)
+std::size_t data_move_to_node(Data d, int node);
+
 // Throws canopy::Error (kind System) naming the handle, its placement, the
 // number of misplaced pages and the first of them with the nodes asked for
 // and found, when the kernel did not honour the placement. With

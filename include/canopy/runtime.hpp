@@ -46,14 +46,22 @@ enum class BindMode { Core, PU, None };
 struct RuntimeOptions {
   int num_threads = 0;            // 0: one worker per core of the PUs this process may use
   BindMode bind = BindMode::Core;
-  std::string policy;             // placement policy for the workers; "" = compact (core order)
+  // Placement policy for the workers and for automatic affinity; "" =
+  // compact core order for the workers, canopy's own policy for affinity.
+  std::string policy;
   bool display_affinity = false;  // print one line per worker at start
   bool stats = false;             // print per-worker statistics when the runtime ends
   // Where data-flow tasks without a hint run (affinity.hpp).
   DataAffinity data_affinity = DataAffinity::Write;
+  // Automatic affinity of task graphs (affinity.hpp, docs/auto-affinity.md).
+  AutoAffinity affinity = AutoAffinity::None;
+  // A directory where automatic affinity writes each matrix and placement
+  // it computes ("" = none): CANOPY_AFFINITY_DUMP.
+  std::string affinity_dump;
 
   // Defaults overridden by CANOPY_NUM_THREADS, CANOPY_BIND, CANOPY_POLICY,
-  // CANOPY_DISPLAY_AFFINITY, CANOPY_STATS and CANOPY_DATA_AFFINITY. A bad
+  // CANOPY_DISPLAY_AFFINITY, CANOPY_STATS, CANOPY_DATA_AFFINITY,
+  // CANOPY_AFFINITY and CANOPY_AFFINITY_DUMP. A bad
   // value throws canopy::Error naming the variable, its value and what is
   // expected.
   static RuntimeOptions from_env();

@@ -30,6 +30,16 @@
 // kept (copied or moved) until the graph is destroyed and called by
 // reference each run. One run at a time per graph; add() while it runs is
 // an error.
+//
+// Automatic affinity (docs/auto-affinity.md): with CANOPY_AFFINITY=auto (or
+// RuntimeOptions::affinity, or set_affinity on the graph) the first run of
+// the graph is observed (which worker ran each task, how long it took),
+// then the graph's matrix is mapped onto the runtime's workers and the
+// placement applied: each task goes to its worker (loose: idle workers may
+// still take it) and each handle's pages to the NUMA node of the worker
+// that writes it. Adding tasks, or running on another runtime, makes the
+// next run observe and map again; nothing else does. matrix(), apply() and
+// canopy::compute_placement are the same steps by hand.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -41,6 +51,7 @@
 #include <utility>
 
 #include "canopy/affinity.hpp"
+#include "canopy/auto_affinity.hpp"
 #include "canopy/dataflow.hpp"
 #include "canopy/runtime.hpp"
 
@@ -84,6 +95,28 @@ class TaskGraph {
 
   std::size_t size() const noexcept;   // tasks
   std::size_t edges() const noexcept;  // dependencies (one per ordered pair of tasks)
+
+  // ---- automatic affinity (canopy/auto_affinity.hpp) ----
+  // This graph's mode, over the runtime's RuntimeOptions::affinity.
+  void set_affinity(AutoAffinity mode);
+  // The task-to-task matrix of one run of the graph, as a loop replays it
+  // (what the last tasks write, the first ones read in the next run), with
+  // the tasks' labels and, once a run was observed, their durations.
+  TaskMatrix matrix() const;
+  // Applies a placement computed for rt (compute_placement, read_placement):
+  // from the next run on, task t runs on worker placement_workers(rt, p)[t]
+  // (a loose hint; a task's own Affinity wins), and each handle the graph
+  // writes has its pages moved to the NUMA node of the worker whose tasks
+  // write most of it (data_move_to_node; handles freed since are skipped).
+  // Throws canopy::Error when p does not have one PU per task, or the
+  // graph is running. A placement applied by hand stays until
+  // clear_placement(); automatic affinity does not replace it.
+  void apply(Runtime& rt, const Placement& p);
+  void clear_placement();
+  // The worker each task is placed on (-1: none), empty without a placement.
+  std::vector<int> task_workers() const;
+  // What automatic affinity did for this graph so far.
+  AffinityReport affinity_report() const;
 
   struct Impl;
 

@@ -16,7 +16,9 @@
 #include "canopy/comm_matrix.hpp"
 #include "canopy/error.hpp"
 #include "canopy/placement.hpp"
+#include "canopy/runtime.hpp"
 #include "canopy/topology.hpp"
+#include "canopy_runtime.h"
 
 struct canopy_topology {
   canopy::Topology topo;
@@ -31,6 +33,11 @@ struct canopy_matrix {
 struct canopy_placement {
   canopy::Placement p;
   canopy::Topology topo;
+};
+
+struct canopy_runtime {
+  canopy::Runtime rt;
+  explicit canopy_runtime(const canopy::RuntimeOptions& o) : rt(o) {}
 };
 
 // The outcome of planning, shared by every thread of a team (canopy_omp.h).

@@ -167,6 +167,65 @@ canopy_status_t canopy_taskgraph_run(canopy_taskgraph_t* graph, canopy_runtime_t
   });
 }
 
+canopy_status_t canopy_taskgraph_set_affinity(canopy_taskgraph_t* graph, const char* mode) {
+  return guard("canopy_taskgraph_set_affinity", CANOPY_EINVAL, [&] {
+    if (!graph) fail(CANOPY_EINVAL, "graph is NULL");
+    graph->graph.set_affinity(parse_auto_affinity(need_str(mode, "mode")));
+  });
+}
+
+canopy_status_t canopy_taskgraph_matrix(const canopy_taskgraph_t* graph, canopy_matrix_t** out) {
+  return guard("canopy_taskgraph_matrix", CANOPY_EINVAL, [&] {
+    if (!graph) fail(CANOPY_EINVAL, "graph is NULL");
+    if (!out) fail(CANOPY_EINVAL, "out is NULL");
+    *out = new canopy_matrix{graph->graph.matrix().matrix};
+  });
+}
+
+canopy_status_t canopy_taskgraph_task_label(const canopy_taskgraph_t* graph, size_t task, char* buf, size_t size,
+                                            size_t* needed) {
+  return guard("canopy_taskgraph_task_label", CANOPY_EINVAL, [&] {
+    if (!graph) fail(CANOPY_EINVAL, "graph is NULL");
+    const TaskMatrix m = graph->graph.matrix();
+    if (task >= m.labels.size())
+      fail(CANOPY_ERANGE, fmt::format("task {}: the graph has {} tasks", task, m.labels.size()));
+    copy_string(m.labels[task], buf, size, needed);
+  });
+}
+
+canopy_status_t canopy_placement_create_for_runtime(canopy_placement_t** out, canopy_runtime_t* rt,
+                                                    const canopy_matrix_t* matrix, const char* policy) {
+  return guard("canopy_placement_create_for_runtime", CANOPY_EINVAL, [&] {
+    if (!out) fail(CANOPY_EINVAL, "out is NULL");
+    if (!matrix) fail(CANOPY_EINVAL, "matrix is NULL");
+    Runtime& r = rt ? rt->rt : default_runtime();
+    TaskMatrix m;
+    m.matrix = matrix->m;
+    Placement p = compute_placement(r, m, policy ? policy : "");
+    *out = new canopy_placement{std::move(p), worker_topology(r)};
+  });
+}
+
+canopy_status_t canopy_taskgraph_apply(canopy_taskgraph_t* graph, canopy_runtime_t* rt,
+                                       const canopy_placement_t* placement) {
+  return guard("canopy_taskgraph_apply", CANOPY_EINVAL, [&] {
+    if (!graph) fail(CANOPY_EINVAL, "graph is NULL");
+    if (!placement) fail(CANOPY_EINVAL, "placement is NULL");
+    graph->graph.apply(rt ? rt->rt : default_runtime(), placement->p);
+  });
+}
+
+canopy_status_t canopy_taskgraph_task_worker(const canopy_taskgraph_t* graph, size_t task, int* worker) {
+  return guard("canopy_taskgraph_task_worker", CANOPY_EINVAL, [&] {
+    if (!graph) fail(CANOPY_EINVAL, "graph is NULL");
+    if (!worker) fail(CANOPY_EINVAL, "worker is NULL");
+    if (task >= graph->graph.size())
+      fail(CANOPY_ERANGE, fmt::format("task {}: the graph has {} tasks", task, graph->graph.size()));
+    const std::vector<int> w = graph->graph.task_workers();
+    *worker = task < w.size() ? w[task] : -1;
+  });
+}
+
 size_t canopy_taskgraph_size(const canopy_taskgraph_t* graph) { return graph ? graph->graph.size() : 0; }
 
 void canopy_taskgraph_destroy(canopy_taskgraph_t* graph) { delete graph; }

@@ -15,11 +15,6 @@
 using namespace canopy;
 using namespace canopy::capi;
 
-struct canopy_runtime {
-  Runtime rt;
-  explicit canopy_runtime(const RuntimeOptions& o) : rt(o) {}
-};
-
 struct canopy_task_group {
   TaskGroup g;
   explicit canopy_task_group(Runtime& rt) : g(rt) {}

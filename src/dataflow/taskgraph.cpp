@@ -11,18 +11,31 @@
 // always spawned with its hint. Cancellation: a failed or cancelled task
 // marks its successors cancelled before its decrement, which publishes the
 // mark to whoever takes the count to zero.
+//
+// Automatic affinity: each task's accesses are kept (a Recording) for the
+// matrix; a placement gives each task a worker (`placed`), which spawning
+// uses as a loose hint, and the chain rule above runs a successor next on
+// the same worker only when it is placed there (or nowhere). An observed
+// run times each task and notes its worker (two clock reads per task, only
+// in that run).
 #include "canopy/taskgraph.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
 #include <exception>
 #include <mutex>
 #include <unordered_map>
 #include <vector>
 
 #include "canopy/error.hpp"
+#include "canopy/topology.hpp"
+#include "dataflow/flow.hpp"
+#include "dataflow/recording.hpp"
 
 namespace canopy {
 
@@ -59,6 +72,23 @@ struct TaskGraph::Impl {
   bool flat = true;
   std::size_t nedges = 0;
   std::unordered_map<std::uint32_t, History> history;  // by Data::index
+
+  // ---- automatic affinity ----
+  detail::flow::Recording recording;  // every task's accesses, in add order
+  std::uint64_t version = 0;          // bumped by add: the pattern changed
+  bool has_mode = false;              // set_affinity was called
+  AutoAffinity mode = AutoAffinity::None;
+  std::vector<int> placed;            // task -> worker, empty: none
+  bool placed_by_auto = false;        // (else by apply(): automatic affinity leaves it)
+  std::uint64_t mapped_version = 0;
+  detail::RuntimeCore* mapped_rt = nullptr;
+  bool check_next = false;            // the run after a mapping measures locality
+  bool observing = false;             // this run times tasks and notes workers
+  std::vector<double> durations;      // seconds, per task (observed run)
+  std::vector<int> ran_on;            // worker, per task (observed run)
+  bool have_durations = false;
+  AffinityReport report;
+  int serial = 0;                     // names the dump files
 
   // Per run.
   std::unique_ptr<std::atomic<std::uint32_t>[]> pending;
@@ -111,6 +141,21 @@ using Impl = TaskGraph::Impl;
 
 void spawn_task(Impl* g, TaskGroup* group, std::uint32_t i);
 
+inline void invoke_observed(Impl* g, const Task& t, std::uint32_t i) {
+  const auto t0 = std::chrono::steady_clock::now();
+  t.invoke(t.fn);
+  g->durations[i] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  g->ran_on[i] = detail::tls_worker ? detail::tls_worker->index : -1;
+}
+
+// May successor s run next on this worker, without a trip through a deque?
+inline bool runs_next_here(const Impl* g, std::uint32_t s) {
+  if (g->tasks[s].affinity.kind != Affinity::Kind::None) return false;
+  if (g->placed.empty()) return true;
+  const int w = g->placed[s];
+  return w < 0 || (detail::tls_worker && detail::tls_worker->index == w);
+}
+
 // Runs task i, then the chain of first successors it makes ready.
 void execute(Impl* g, TaskGroup* group, std::uint32_t i) {
   for (;;) {
@@ -118,7 +163,10 @@ void execute(Impl* g, TaskGroup* group, std::uint32_t i) {
     bool failed = g->cancelled[i].load(std::memory_order_relaxed) != 0;
     if (!failed) {
       try {
-        t.invoke(t.fn);
+        if (g->observing) [[unlikely]]
+          invoke_observed(g, t, i);
+        else
+          t.invoke(t.fn);
       } catch (...) {
         g->note_error(std::current_exception());
         failed = true;
@@ -130,7 +178,7 @@ void execute(Impl* g, TaskGroup* group, std::uint32_t i) {
       const std::uint32_t s = g->succ[k];
       if (failed) g->cancelled[s].store(1, std::memory_order_relaxed);
       if (g->pending[s].fetch_sub(1, std::memory_order_acq_rel) == 1) {
-        if (next == kNone && g->tasks[s].affinity.kind == Affinity::Kind::None)
+        if (next == kNone && runs_next_here(g, s))
           next = s;
         else
           spawn_task(g, group, s);
@@ -145,10 +193,12 @@ void spawn_task(Impl* g, TaskGroup* group, std::uint32_t i) {
   // Three words: stored in the deque slot itself, no allocation.
   auto body = [g, group, i] { execute(g, group, i); };
   const Affinity& a = g->tasks[i].affinity;
-  if (a.kind == Affinity::Kind::None)
-    group->spawn(body);
-  else
+  if (a.kind != Affinity::Kind::None)
     group->spawn(a, body);
+  else if (!g->placed.empty() && g->placed[i] >= 0)
+    group->spawn(Affinity::worker(g->placed[i]), body);  // loose: idle workers may still take it
+  else
+    group->spawn(body);
 }
 
 [[noreturn]] void bad_access(std::size_t i, std::size_t n, const std::string& why) {
@@ -190,6 +240,7 @@ std::size_t TaskGraph::add_task(const Access* acc, std::size_t n, const Affinity
   struct Merged {
     Data data;
     bool write;
+    bool read;
   };
   std::vector<Merged> merged;
   std::vector<std::uint32_t> preds;
@@ -217,7 +268,7 @@ std::size_t TaskGraph::add_task(const Access* acc, std::size_t n, const Affinity
       } catch (const Error& e) {
         bad_access(i, n, e.what());
       }
-      merged.push_back({a.data, a.mode != AccessMode::Read});
+      merged.push_back({a.data, a.mode != AccessMode::Read, a.mode != AccessMode::Write});
     }
     // Repeats of a handle: one access, a write if any of them writes.
     std::sort(merged.begin(), merged.end(), [](const Merged& x, const Merged& y) {
@@ -226,7 +277,10 @@ std::size_t TaskGraph::add_task(const Access* acc, std::size_t n, const Affinity
     std::size_t m = 0;
     for (const Merged& a : merged) {
       if (m > 0 && merged[m - 1].data.index == a.data.index)
+      {
         merged[m - 1].write = merged[m - 1].write || a.write;
+        merged[m - 1].read = merged[m - 1].read || a.read;
+      }
       else
         merged[m++] = a;
     }
@@ -234,6 +288,11 @@ std::size_t TaskGraph::add_task(const Access* acc, std::size_t n, const Affinity
     if (m > kMaxAccesses)
       throw Error(fmt::format("TaskGraph::add: {} accesses: at most {} per task (canopy::kMaxAccesses)", m,
                               kMaxAccesses));
+    detail::flow::RecAccess rec[kMaxAccesses];
+    for (std::size_t k = 0; k < m; ++k)
+      rec[k] = {merged[k].data.index, merged[k].data.generation, detail::data_entry(merged[k].data).bytes,
+                merged[k].read, merged[k].write};
+    g.recording.add_task(rec, m);
   } catch (...) {
     if (destroy) destroy(fn);
     throw;
@@ -255,6 +314,9 @@ std::size_t TaskGraph::add_task(const Access* acc, std::size_t n, const Affinity
   g.successors.emplace_back();
   g.nedges += preds.size();
   g.flat = false;
+  ++g.version;
+  if (g.placed_by_auto) g.placed.clear();  // the pattern changed: the next run observes and maps again
+  else if (!g.placed.empty()) g.placed.push_back(-1);
   for (const Merged& a : merged) {
     History& h = g.history[a.data.index];
     if (h.generation != a.data.generation) h = History{a.data.generation, kNone, {}};  // a new handle in this slot
@@ -280,17 +342,113 @@ void TaskGraph::run(Runtime& rt) {
   run_in(group);
 }
 
+namespace {
+
+// Bytes the tasks of the observed run accessed on their worker's NUMA node
+// and elsewhere, from where canopy last knew each handle's pages to be.
+void observed_locality(detail::RuntimeCore* rt, const Impl& g, std::uint64_t* local, std::uint64_t* remote) {
+  const int nodes = detail::flow::machine_nodes(rt);
+  std::uint64_t l = 0, r = 0;
+  const detail::flow::Recording& rec = g.recording;
+  for (std::size_t t = 0; t < rec.tasks() && t < g.ran_on.size(); ++t) {
+    const int w = g.ran_on[t];
+    if (w < 0 || w >= static_cast<int>(rt->slots.size())) continue;
+    const int node = nodes == 1 ? 0 : rt->slots[w]->machine_node;
+    for (std::uint32_t k = rec.begin[t]; k < rec.begin[t + 1]; ++k) {
+      const detail::DataEntry* e = nullptr;
+      try {
+        e = &detail::data_entry(rec.accesses[k].data());
+      } catch (const Error&) {
+        continue;  // freed since
+      }
+      std::uint64_t lo = 0, re = 0;
+      detail::flow::access_locality(nodes, e, node, &lo, &re);
+      l += lo;
+      r += re;
+    }
+  }
+  *local = l;
+  *remote = r;
+}
+
+std::string percent_local(std::uint64_t local, std::uint64_t remote) {
+  const std::uint64_t all = local + remote;
+  if (all == 0) return "no placed bytes";
+  return fmt::format("{:.1f}% of {:.1f} MB local", 100.0 * static_cast<double>(local) / static_cast<double>(all),
+                     static_cast<double>(all) / 1e6);
+}
+
+std::atomic<int> graph_serials{0};
+
+// CPU time of the calling thread: what the mapping itself costs, whatever
+// else the machine runs meanwhile.
+double thread_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+// Moves each written handle to the node of the worker that writes most of
+// it; returns the pages moved (a one-node machine, or a runtime on a
+// machine that is not this one, moves nothing).
+std::uint64_t move_handles(detail::RuntimeCore* rt, const Impl& g) {
+  const int nodes = data_num_nodes();
+  if (nodes < 2 || !rt->topology || !rt->topology->is_this_machine()) return 0;
+  std::uint64_t moved = 0;
+  for (const detail::flow::HandleWriter& hw : detail::flow::handle_writers(g.recording, g.placed)) {
+    if (hw.worker < 0 || hw.worker >= rt->num_workers) continue;
+    const int node = rt->slots[hw.worker]->machine_node;
+    if (node < 0 || node >= nodes) continue;
+    try {
+      detail::data_entry(hw.data);
+    } catch (const Error&) {
+      continue;  // freed since it was recorded
+    }
+    moved += data_move_to_node(hw.data, node);
+  }
+  return moved;
+}
+
+}  // namespace
+
 void TaskGraph::run_in(TaskGroup& group) {
   Impl& g = *impl_;
   if (g.running.exchange(true, std::memory_order_acq_rel))
     throw Error("TaskGraph::run: the graph is already running (one run at a time)");
   struct Done {
     Impl& g;
-    ~Done() { g.running.store(false, std::memory_order_release); }
+    ~Done() {
+      g.observing = false;
+      g.running.store(false, std::memory_order_release);
+    }
   } done{g};
   g.flatten();
   const std::size_t n = g.tasks.size();
   if (n == 0) return;
+  // Automatic affinity: observe this run when the graph has no placement
+  // for this runtime and this pattern (then map after it), or to measure
+  // the first run after a mapping.
+  detail::RuntimeCore* rt = detail::tls_worker->rt;
+  const AutoAffinity mode = g.has_mode ? g.mode : rt->options.affinity;
+  bool map_after = false;
+  if (mode == AutoAffinity::Auto) [[unlikely]] {
+    const bool manual = !g.placed.empty() && !g.placed_by_auto;
+    const bool current = g.placed_by_auto && g.mapped_version == g.version && g.mapped_rt == rt;
+    if (!manual && !current) {
+      g.placed.clear();
+      g.placed_by_auto = false;
+      map_after = true;
+    }
+    g.observing = map_after || g.check_next;
+  } else if (g.placed_by_auto) {
+    g.placed.clear();
+    g.placed_by_auto = false;
+    g.check_next = false;
+  }
+  if (g.observing) {
+    g.durations.assign(n, 0.0);
+    g.ran_on.assign(n, -1);
+  }
   for (std::size_t i = 0; i < n; ++i) {
     g.pending[i].store(g.tasks[i].npreds, std::memory_order_relaxed);
     g.cancelled[i].store(0, std::memory_order_relaxed);
@@ -299,7 +457,94 @@ void TaskGraph::run_in(TaskGroup& group) {
   // (The spawns publish the counters to the workers.)
   for (const std::uint32_t r : g.roots) spawn_task(&g, &group, r);
   group.wait();
-  if (g.error) std::rethrow_exception(std::exchange(g.error, nullptr));
+  if (g.error) {
+    g.check_next = false;
+    std::rethrow_exception(std::exchange(g.error, nullptr));
+  }
+  if (!g.observing) return;
+  g.observing = false;
+  g.have_durations = true;
+  if (g.check_next && !map_after) {
+    g.check_next = false;
+    observed_locality(rt, g, &g.report.after_local, &g.report.after_remote);
+    g.report.after_measured = true;
+    if (rt->options.stats)
+      std::fprintf(stderr, "canopy affinity: task graph %d: before the placement %s, after it %s\n", g.serial,
+                   percent_local(g.report.before_local, g.report.before_remote).c_str(),
+                   percent_local(g.report.after_local, g.report.after_remote).c_str());
+    return;
+  }
+  observed_locality(rt, g, &g.report.before_local, &g.report.before_remote);
+  // Map: the matrix, the placement, the workers; then the pages.
+  const auto t0 = std::chrono::steady_clock::now();
+  const double cpu0 = thread_cpu_seconds();
+  const bool shown = rt->options.display_affinity || !rt->options.affinity_dump.empty();
+  TaskMatrix m = detail::flow::build_task_matrix(g.recording, true, g.durations, shown);
+  const Placement p = detail::flow::compute_placement(rt, m, "");
+  g.placed = detail::flow::placement_workers(rt, p);
+  const auto t1 = std::chrono::steady_clock::now();
+  g.report.map_cpu_seconds = thread_cpu_seconds() - cpu0;
+  g.placed_by_auto = true;
+  g.mapped_version = g.version;
+  g.mapped_rt = rt;
+  g.report.pages_moved = move_handles(rt, g);
+  const auto t2 = std::chrono::steady_clock::now();
+  g.report.map_seconds = std::chrono::duration<double>(t1 - t0).count();
+  g.report.move_seconds = std::chrono::duration<double>(t2 - t1).count();
+  g.report.after_measured = false;
+  ++g.report.mappings;
+  g.check_next = true;
+  if (g.serial == 0) g.serial = graph_serials.fetch_add(1, std::memory_order_relaxed) + 1;
+  if (rt->options.display_affinity) {
+    std::string text = fmt::format(
+        "canopy affinity: task graph {}: {} tasks on {} workers, policy {}, mapped in {:.2f} ms, {} pages moved\n",
+        g.serial, n, rt->num_workers, p.policy, g.report.map_seconds * 1e3, g.report.pages_moved);
+    text += detail::flow::describe_placement(rt, m, p);
+    std::fputs(text.c_str(), stderr);
+  }
+  if (!rt->options.affinity_dump.empty())
+    detail::flow::write_affinity_files(rt->options.affinity_dump,
+                                       fmt::format("taskgraph-{}-map-{}", g.serial, g.report.mappings), rt, m, p);
 }
+
+void TaskGraph::set_affinity(AutoAffinity mode) {
+  if (!impl_) throw Error("TaskGraph: used after it was moved from");
+  impl_->has_mode = true;
+  impl_->mode = mode;
+}
+
+TaskMatrix TaskGraph::matrix() const {
+  if (!impl_) throw Error("TaskGraph: used after it was moved from");
+  const Impl& g = *impl_;
+  return detail::flow::build_task_matrix(g.recording, true,
+                                         g.have_durations ? g.durations : std::vector<double>{});
+}
+
+void TaskGraph::apply(Runtime& rt, const Placement& p) {
+  if (!impl_) throw Error("TaskGraph: used after it was moved from");
+  Impl& g = *impl_;
+  if (g.running.load(std::memory_order_acquire))
+    throw Error("TaskGraph::apply: the graph is running (apply a placement between runs)");
+  if (static_cast<std::size_t>(p.num_tasks()) != g.tasks.size())
+    throw Error(fmt::format("TaskGraph::apply: the placement has {} tasks, the graph {}", p.num_tasks(),
+                            g.tasks.size()));
+  std::vector<int> workers = detail::flow::placement_workers(rt.core(), p);
+  g.placed = std::move(workers);
+  g.placed_by_auto = false;
+  g.check_next = false;
+  g.report.pages_moved = move_handles(rt.core(), g);
+}
+
+void TaskGraph::clear_placement() {
+  if (!impl_) throw Error("TaskGraph: used after it was moved from");
+  if (impl_->running.load(std::memory_order_acquire))
+    throw Error("TaskGraph::clear_placement: the graph is running");
+  impl_->placed.clear();
+  impl_->placed_by_auto = false;
+}
+
+std::vector<int> TaskGraph::task_workers() const { return impl_ ? impl_->placed : std::vector<int>{}; }
+
+AffinityReport TaskGraph::affinity_report() const { return impl_ ? impl_->report : AffinityReport{}; }
 
 }  // namespace canopy

@@ -78,6 +78,15 @@ std::string to_string(DataAffinity a) {
   return "?";
 }
 
+AutoAffinity parse_auto_affinity(const std::string& s) {
+  const std::string v = lower(trimmed(s));
+  if (v == "none") return AutoAffinity::None;
+  if (v == "auto") return AutoAffinity::Auto;
+  throw Error(fmt::format("automatic affinity '{}': expected auto or none", s));
+}
+
+std::string to_string(AutoAffinity a) { return a == AutoAffinity::Auto ? "auto" : "none"; }
+
 RuntimeOptions RuntimeOptions::from_env() {
   RuntimeOptions o;
   if (auto v = env("CANOPY_NUM_THREADS")) {
@@ -114,6 +123,14 @@ RuntimeOptions RuntimeOptions::from_env() {
       throw Error(fmt::format("CANOPY_DATA_AFFINITY='{}': expected write, read or none", *v));
     }
   }
+  if (auto v = env("CANOPY_AFFINITY")) {
+    try {
+      o.affinity = parse_auto_affinity(*v);
+    } catch (const Error&) {
+      throw Error(fmt::format("CANOPY_AFFINITY='{}': expected auto or none", *v));
+    }
+  }
+  if (auto v = env("CANOPY_AFFINITY_DUMP")) o.affinity_dump = *v;  // checked when written (a clear error then)
   return o;
 }
 

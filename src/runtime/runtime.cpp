@@ -186,6 +186,7 @@ Runtime::Runtime(const RuntimeOptions& options, const Topology& topo) : core_(nu
   auto* rt = new RuntimeCore;
   try {
     rt->options = options;
+    rt->topology = std::make_shared<const Topology>(topo);
     rt->placement = place_workers(topo, options);
     rt->num_workers = static_cast<int>(rt->placement.size());
     rt->num_slots = rt->num_workers + kExtraSlots;

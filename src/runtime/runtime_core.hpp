@@ -48,6 +48,13 @@ struct alignas(64) NodeQueues {
 
 struct RuntimeCore {
   RuntimeOptions options;
+  // The machine the workers were placed on, and (made on first use by
+  // automatic affinity, under affinity_mutex) that machine restricted to
+  // the workers' PUs: what task placements are computed on.
+  std::shared_ptr<const Topology> topology;
+  std::mutex affinity_mutex;
+  std::shared_ptr<const Topology> worker_topology;
+  std::vector<int> helpers;  // helper threads per logical PU (helpers.cpp, under affinity_mutex)
   std::vector<WorkerPlacement> placement;  // N entries
   int num_workers = 0;                     // N
   int num_slots = 0;                       // N + kExtraSlots

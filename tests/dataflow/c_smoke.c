@@ -3,6 +3,7 @@
  * readers of another see the chain's end, the same chain recorded as a task
  * graph runs in order on every run, and bad input is reported. */
 #include <stdio.h>
+#include <string.h>
 
 #include "canopy_dataflow.h"
 
@@ -73,6 +74,37 @@ int main(void) {
     for (i = 0; i < 16; ++i)
       if (s.log[i] != i) return 1;
     if (s.value != 16) return 1;
+  }
+  /* Automatic affinity by hand: the matrix (a chain), a placement for the
+   * runtime's workers, applied; then the graph's own automatic mode. */
+  {
+    canopy_matrix_t* m = NULL;
+    canopy_placement_t* p = NULL;
+    double w = 0;
+    int n = 0, worker = -2;
+    char label[64];
+    size_t needed = 0;
+    if (canopy_taskgraph_matrix(graph, &m) != CANOPY_OK) return 1;
+    if (canopy_matrix_size(m, &n) != CANOPY_OK || n != 17) return 1;
+    if (canopy_matrix_get(m, 3, 4, &w) != CANOPY_OK || w != (double)sizeof s) return 1; /* 4 reads what 3 wrote */
+    if (canopy_matrix_get(m, 15, 0, &w) != CANOPY_OK || w != (double)sizeof s) return 1; /* the next run's 0 overwrites 15's */
+    if (canopy_taskgraph_task_label(graph, 16, label, sizeof label, &needed) != CANOPY_OK) return 1;
+    if (strncmp(label, "t16: r#", 7) != 0) return 1;
+    if (canopy_placement_create_for_runtime(&p, rt, m, "treematch") != CANOPY_OK) {
+      fprintf(stderr, "placement: %s\n", canopy_last_error());
+      return 1;
+    }
+    if (canopy_taskgraph_apply(graph, rt, p) != CANOPY_OK) return 1;
+    if (canopy_taskgraph_task_worker(graph, 5, &worker) != CANOPY_OK || worker < 0 || worker > 1) return 1;
+    s.value = 0;
+    s.n = 0;
+    if (canopy_taskgraph_run(graph, rt) != CANOPY_OK || s.value != 16) return 1;
+    if (canopy_taskgraph_set_affinity(graph, "sometimes") != CANOPY_EINVAL) return 1;
+    if (strstr(canopy_last_error(), "sometimes") == NULL) return 1;
+    if (canopy_taskgraph_set_affinity(graph, "auto") != CANOPY_OK) return 1;
+    if (canopy_placement_create_for_runtime(&p, rt, NULL, NULL) != CANOPY_EINVAL) return 1;
+    canopy_placement_destroy(p);
+    canopy_matrix_destroy(m);
   }
   /* Bad input: a null handle, a null graph. */
   acc[0].data = null_handle;

@@ -15,7 +15,10 @@
 
 namespace canopy::policy {
 
-std::vector<int> canopy(const Topology& topo, const CommMatrix& m, const MapOptions& opt, const Slots& slots) {
+namespace {
+
+std::vector<int> run(const Topology& topo, const CommMatrix& m, const MapOptions& opt, const Slots& slots,
+                     bool lean) {
   const int T = m.size();
   const int P = topo.num_pus();
   if (static_cast<int>(slots.capacity.size()) != P)
@@ -34,7 +37,24 @@ std::vector<int> canopy(const Topology& topo, const CommMatrix& m, const MapOpti
   const std::vector<double> weights = resolve_weights(topo, opt.weights);
 
   const cmap::Tree tree = cmap::build_tree(topo, slots.capacity);
-  return cmap::map_graph(cmap::graph_of(m), tree, weights);
+  const cmap::Graph g = cmap::graph_of(m);
+  cmap::MapParams params;
+  if (lean) {
+    // The effort default_effort gives a graph of 50,000 tasks and edges.
+    params.auto_effort = false;
+    params.effort = cmap::default_effort(400000, 0);
+  }
+  return cmap::map_graph(g, tree, weights, params);
+}
+
+}  // namespace
+
+std::vector<int> canopy(const Topology& topo, const CommMatrix& m, const MapOptions& opt, const Slots& slots) {
+  return run(topo, m, opt, slots, false);
+}
+
+std::vector<int> canopy_lean(const Topology& topo, const CommMatrix& m, const MapOptions& opt, const Slots& slots) {
+  return run(topo, m, opt, slots, true);
 }
 
 }  // namespace canopy::policy

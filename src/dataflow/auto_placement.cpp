@@ -1,0 +1,242 @@
+// The placement half of automatic affinity (canopy/auto_affinity.hpp): the
+// workers' topology, mapping a task matrix onto it (the placement engine,
+// then balancing the groups by measured work), turning PUs into workers,
+// and the files and lines users read (CANOPY_AFFINITY_DUMP,
+// CANOPY_DISPLAY_AFFINITY).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <numeric>
+#include <sstream>
+
+#include "canopy/auto_affinity.hpp"
+#include "canopy/cost.hpp"
+#include "canopy/error.hpp"
+#include "canopy/formats.hpp"
+#include "canopy/mapping.hpp"
+#include "canopy/runtime.hpp"
+#include "canopy/topology.hpp"
+#include "dataflow/recording.hpp"
+#include "formats/labels.hpp"
+#include "mapping/canopy/canopy_policy.hpp"
+#include "runtime/runtime_core.hpp"
+
+namespace canopy {
+
+namespace {
+
+// Stop balancing when the most loaded PU carries at most 10% more than the
+// mean, or less than 50 µs more: measured durations are noisy (tasks of a
+// microsecond vary by their size), and each move may cost locality.
+constexpr double kBalanceSlack = 1.10;
+constexpr double kBalanceSeconds = 50e-6;
+
+// Moves tasks from the most loaded PU to a less loaded one, the closest
+// first, choosing the task whose work is nearest half the gap (each move
+// lowers the larger of the two loads). Bounded: a few moves per PU.
+void balance_by_work(const Topology& topo, std::vector<int>& task_pu, const std::vector<double>& work) {
+  const int P = topo.num_pus();
+  const int T = static_cast<int>(task_pu.size());
+  if (P < 2 || static_cast<int>(work.size()) != T) return;
+  std::vector<double> load(P, 0);
+  std::vector<std::vector<int>> on(P);
+  for (int t = 0; t < T; ++t) {
+    load[task_pu[t]] += work[t];
+    on[task_pu[t]].push_back(t);
+  }
+  const double mean = std::accumulate(load.begin(), load.end(), 0.0) / P;
+  if (mean <= 0) return;
+  std::vector<int> by_distance(P);
+  for (int iter = 0; iter < 4 * P + 16; ++iter) {
+    const int h = static_cast<int>(std::max_element(load.begin(), load.end()) - load.begin());
+    if (load[h] <= kBalanceSlack * mean || load[h] - mean <= kBalanceSeconds) return;
+    std::iota(by_distance.begin(), by_distance.end(), 0);
+    std::sort(by_distance.begin(), by_distance.end(), [&](int a, int b) {
+      const int da = topo.distance(h, a), db = topo.distance(h, b);
+      return da != db ? da < db : load[a] < load[b];
+    });
+    bool moved = false;
+    for (int d : by_distance) {
+      const double gap = load[h] - load[d];
+      if (d == h || load[d] > mean || gap <= 0) continue;
+      int pick = -1;
+      double best = gap;
+      for (std::size_t k = 0; k < on[h].size(); ++k) {
+        const int t = on[h][k];
+        if (work[t] <= 0 || work[t] >= gap) continue;
+        const double miss = std::abs(work[t] - gap / 2);
+        if (miss < best) {
+          best = miss;
+          pick = static_cast<int>(k);
+        }
+      }
+      if (pick < 0) continue;
+      const int t = on[h][pick];
+      on[h][pick] = on[h].back();
+      on[h].pop_back();
+      on[d].push_back(t);
+      load[h] -= work[t];
+      load[d] += work[t];
+      task_pu[t] = d;
+      moved = true;
+      break;
+    }
+    if (!moved) return;
+  }
+}
+
+}  // namespace
+
+namespace detail::flow {
+
+Topology worker_topology(RuntimeCore* c) {
+  std::lock_guard<std::mutex> lock(c->affinity_mutex);
+  if (!c->worker_topology) {
+    std::vector<int> os;
+    for (const WorkerPlacement& w : c->placement) os.push_back(w.pu_os);
+    std::sort(os.begin(), os.end());
+    os.erase(std::unique(os.begin(), os.end()), os.end());
+    c->worker_topology = std::make_shared<const Topology>(c->topology->restricted(os));
+  }
+  return *c->worker_topology;
+}
+
+Placement compute_placement(RuntimeCore* rt, const TaskMatrix& m, const std::string& policy) {
+  if (m.matrix.size() < 1) throw Error("compute_placement: the matrix has no task");
+  if (!m.work.empty() && static_cast<int>(m.work.size()) != m.matrix.size())
+    throw Error(fmt::format("compute_placement: {} work values for {} tasks", m.work.size(), m.matrix.size()));
+  const std::string name =
+      !policy.empty() ? policy : !rt->options.policy.empty() ? rt->options.policy : default_policy();
+  const Topology topo = worker_topology(rt);
+  Placement p;
+  if (name == "canopy") {
+    // canopy's policy with its run-time effort (canopy_policy.hpp), through
+    // the same steps as map_tasks: slots, policy, validation.
+    MapOptions o;
+    o.weights = resolve_weights(topo, {});
+    const Slots slots = choose_slots(topo, m.matrix.size(), o);
+    p.policy = name;
+    p.task_pu = policy::canopy_lean(topo, m.matrix, o, slots);
+    validate_placement(topo, p);
+  } else {
+    p = map_tasks(topo, m.matrix, name);
+  }
+  if (!m.work.empty()) balance_by_work(topo, p.task_pu, m.work);
+  return p;
+}
+
+std::vector<int> placement_workers(RuntimeCore* rt, const Placement& p) {
+  const RuntimeCore& c = *rt;
+  const Topology topo = worker_topology(rt);
+  const int W = c.num_workers;
+  // Workers by OS CPU, core and NUMA node of the workers' topology.
+  std::vector<std::vector<int>> on_pu(topo.num_pus()), on_core(topo.num_cores()), on_numa(topo.num_numa_nodes());
+  for (int w = 0; w < W; ++w) {
+    const int pu = topo.pu_by_os_index(c.placement[w].pu_os);
+    if (pu < 0) continue;
+    on_pu[pu].push_back(w);
+    on_core[topo.pu(pu).core].push_back(w);
+    on_numa[topo.pu(pu).numa].push_back(w);
+  }
+  std::vector<int> turn_pu(on_pu.size(), 0), turn_core(on_core.size(), 0), turn_numa(on_numa.size(), 0);
+  int turn_any = 0;
+  std::vector<int> out(p.task_pu.size());
+  for (std::size_t t = 0; t < p.task_pu.size(); ++t) {
+    const int pu = p.task_pu[t];
+    if (pu < 0 || pu >= topo.num_pus())
+      throw Error(fmt::format("placement_workers: task {} is on PU {}, outside the workers' 0..{}", t, pu,
+                              topo.num_pus() - 1));
+    const PUInfo& info = topo.pu(pu);
+    if (!on_pu[pu].empty())
+      out[t] = on_pu[pu][turn_pu[pu]++ % on_pu[pu].size()];
+    else if (!on_core[info.core].empty())
+      out[t] = on_core[info.core][turn_core[info.core]++ % on_core[info.core].size()];
+    else if (!on_numa[info.numa].empty())
+      out[t] = on_numa[info.numa][turn_numa[info.numa]++ % on_numa[info.numa].size()];
+    else
+      out[t] = turn_any++ % W;
+  }
+  return out;
+}
+
+void write_affinity_files(const std::string& dir, const std::string& name, RuntimeCore* rt, const TaskMatrix& m,
+                          const Placement& p) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw Error(fmt::format("affinity dump directory '{}': {}", dir, ec.message()));
+  const std::string mpath = (std::filesystem::path(dir) / (name + ".edges")).string();
+  {
+    std::ostringstream body;
+    write_matrix(body, m.matrix, MatrixFormat::EdgeList);
+    std::ofstream out(mpath);
+    out << "# canopy automatic affinity: bytes between tasks (docs/auto-affinity.md)\n";
+    for (std::size_t t = 0; t < m.labels.size(); ++t)
+      out << "# " << m.labels[t] << (m.work.empty() ? std::string() : fmt::format(" work {:.3g} s", m.work[t]))
+          << "\n";
+    out << body.str();
+    if (!out) throw Error(fmt::format("cannot write the affinity matrix '{}'", mpath));
+  }
+  const std::string ppath = (std::filesystem::path(dir) / (name + ".placement")).string();
+  const Topology topo = worker_topology(rt);
+  const std::vector<int> workers = placement_workers(rt, p);
+  std::ofstream out(ppath);
+  out << fmt::format("# canopy automatic affinity: {} tasks, policy {}, machine '{}'\n", p.num_tasks(), p.policy,
+                     topo.source());
+  out << "# one OS CPU number per task (canopy eval --matrix " << name << ".edges --placement " << name
+      << ".placement)\n";
+  for (int t = 0; t < p.num_tasks(); ++t)
+    out << topo.pu(p.task_pu[t]).os_index << "  # task " << t << " worker " << workers[t] << "\n";
+  if (!out) throw Error(fmt::format("cannot write the affinity placement '{}'", ppath));
+}
+
+std::string describe_placement(RuntimeCore* rt, const TaskMatrix& m, const Placement& p) {
+  const Topology topo = worker_topology(rt);
+  const std::vector<int> workers = placement_workers(rt, p);
+  const int W = rt->num_workers;
+  std::vector<std::vector<int>> tasks(W);
+  std::vector<double> work(W, 0);
+  for (std::size_t t = 0; t < workers.size(); ++t) {
+    tasks[workers[t]].push_back(static_cast<int>(t));
+    if (!m.work.empty()) work[workers[t]] += m.work[t];
+  }
+  std::string s;
+  for (int w = 0; w < W; ++w) {
+    const WorkerPlacement& wp = rt->placement[w];
+    s += fmt::format("canopy affinity: worker {} (PU P#{}, NUMA node {}): {} tasks {}", w, wp.pu_os, wp.numa,
+                     tasks[w].size(), tasks[w].empty() ? "-" : formats::ranges(tasks[w]));
+    if (!m.work.empty()) s += fmt::format(", work {:.3f} ms", work[w] * 1e3);
+    s += "\n";
+  }
+  return s;
+}
+
+}  // namespace detail::flow
+
+Topology worker_topology(const Runtime& rt) { return detail::flow::worker_topology(rt.core()); }
+
+Placement compute_placement(const Runtime& rt, const TaskMatrix& m, const std::string& policy) {
+  return detail::flow::compute_placement(rt.core(), m, policy);
+}
+
+std::vector<int> placement_workers(const Runtime& rt, const Placement& p) {
+  return detail::flow::placement_workers(rt.core(), p);
+}
+
+void write_affinity_files(const std::string& dir, const std::string& name, const Runtime& rt, const TaskMatrix& m,
+                          const Placement& p) {
+  detail::flow::write_affinity_files(dir, name, rt.core(), m, p);
+}
+
+Placement read_placement(const Runtime& rt, const std::string& path, int tasks) {
+  std::ifstream in(path);
+  if (!in) throw Error(fmt::format("cannot open the placement file '{}'", path));
+  return parse_placement_list(worker_topology(rt), in, path, tasks);
+}
+
+std::string describe_placement(const Runtime& rt, const TaskMatrix& m, const Placement& p) {
+  return detail::flow::describe_placement(rt.core(), m, p);
+}
+
+}  // namespace canopy

@@ -1,0 +1,170 @@
+// The task-to-task matrix of a recorded iteration (docs/auto-affinity.md,
+// "The matrix"): one pass over the tasks in order, keeping per handle its
+// last writer and the readers of the current version.
+//   - a task that reads or overwrites a version gets an edge to the version's
+//     writer worth the handle's bytes (an overwrite moves the same pages);
+//   - the k readers of one version share its bytes: each pair gets
+//     bytes / (k - 1), so a reader's shared total is what it read, for
+//     k <= kMaxSharers (a handle read by more tasks, a table of constants,
+//     says nothing about who should sit with whom: no reader pairs);
+//   - a write after reads moves nothing between them: no edge;
+//   - cyclic (a graph replayed): the first readers of a handle read what its
+//     last writer left in the previous run, and its first writer overwrites
+//     it: both get their edge, and those first readers share with the last
+//     version's readers.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "dataflow/recording.hpp"
+
+namespace canopy::detail::flow {
+
+namespace {
+
+constexpr std::size_t kMaxSharers = 32;
+
+struct HandleState {
+  std::uint64_t bytes = 0;
+  int writer = -1;        // last writer so far
+  int first_writer = -1;
+  std::vector<int> readers;          // of the current version
+  std::vector<int> initial_readers;  // before the first writer
+};
+
+std::uint64_t key_of(const RecAccess& a) { return (std::uint64_t{a.generation} << 32) | a.index; }
+
+void edge(std::vector<Edge>& out, int a, int b, double w) {
+  if (a == b || w <= 0) return;
+  if (a > b) std::swap(a, b);  // one triangle only: from_edges adds the transpose
+  out.push_back(Edge{a, b, w});
+}
+
+void share(std::vector<Edge>& out, const std::vector<int>& readers, std::uint64_t bytes) {
+  const std::size_t k = readers.size();
+  if (k < 2 || k > kMaxSharers) return;
+  const double w = static_cast<double>(bytes) / static_cast<double>(k - 1);
+  for (std::size_t i = 0; i < k; ++i)
+    for (std::size_t j = i + 1; j < k; ++j) edge(out, readers[i], readers[j], w);
+}
+
+}  // namespace
+
+std::string task_label(const Recording& r, std::size_t t) {
+  std::string s = fmt::format("t{}:", t);
+  for (std::uint32_t k = r.begin[t]; k < r.begin[t + 1]; ++k) {
+    const RecAccess& a = r.accesses[k];
+    s += fmt::format(" {}#{}", a.reads && a.writes ? "rw" : a.writes ? "w" : "r", a.index);
+  }
+  return s;
+}
+
+TaskMatrix build_task_matrix(const Recording& r, bool cyclic, std::vector<double> work, bool labels) {
+  const std::size_t n = r.tasks();
+  std::vector<Edge> edges;
+  edges.reserve(r.accesses.size() * 2);
+  std::unordered_map<std::uint64_t, HandleState> handles;
+  handles.reserve(r.accesses.size());
+  for (std::size_t t = 0; t < n; ++t) {
+    const int task = static_cast<int>(t);
+    for (std::uint32_t k = r.begin[t]; k < r.begin[t + 1]; ++k) {
+      const RecAccess& a = r.accesses[k];
+      HandleState& h = handles[key_of(a)];
+      h.bytes = a.bytes;
+      const auto bytes = static_cast<double>(a.bytes);
+      if (!a.writes) {
+        if (h.writer >= 0)
+          edge(edges, h.writer, task, bytes);
+        else
+          h.initial_readers.push_back(task);
+        h.readers.push_back(task);
+        continue;
+      }
+      if (h.writer >= 0) {
+        edge(edges, h.writer, task, bytes);
+        share(edges, h.readers, h.bytes);
+      } else {
+        h.first_writer = task;
+        if (!cyclic) share(edges, h.readers, h.bytes);  // cyclic: shared with the last version's readers, below
+      }
+      h.readers.clear();
+      h.writer = task;
+    }
+  }
+  for (auto& [key, h] : handles) {
+    (void)key;
+    if (h.writer < 0) {
+      share(edges, h.readers, h.bytes);  // read only: everyone reads the one version
+      continue;
+    }
+    if (!cyclic) {
+      share(edges, h.readers, h.bytes);
+      continue;
+    }
+    const auto bytes = static_cast<double>(h.bytes);
+    for (int reader : h.initial_readers) edge(edges, h.writer, reader, bytes);
+    edge(edges, h.writer, h.first_writer, bytes);
+    std::vector<int> all = h.readers;
+    all.insert(all.end(), h.initial_readers.begin(), h.initial_readers.end());
+    std::sort(all.begin(), all.end());
+    all.erase(std::unique(all.begin(), all.end()), all.end());
+    share(edges, all, h.bytes);
+  }
+  TaskMatrix m;
+  m.matrix = CommMatrix::from_edges(static_cast<int>(n), edges);
+  if (labels) {
+    m.labels.reserve(n);
+    for (std::size_t t = 0; t < n; ++t) m.labels.push_back(task_label(r, t));
+  }
+  if (work.size() == n) m.work = std::move(work);
+  return m;
+}
+
+std::vector<HandleWriter> handle_writers(const Recording& r, const std::vector<int>& task_worker) {
+  struct Votes {
+    Data data;
+    std::vector<std::pair<int, std::uint64_t>> per_worker;  // (worker, bytes written)
+    int last = -1;
+  };
+  std::unordered_map<std::uint64_t, Votes> votes;
+  std::vector<std::uint64_t> order;  // first-seen order: the result is deterministic
+  for (std::size_t t = 0; t < r.tasks() && t < task_worker.size(); ++t) {
+    const int w = task_worker[t];
+    if (w < 0) continue;
+    for (std::uint32_t k = r.begin[t]; k < r.begin[t + 1]; ++k) {
+      const RecAccess& a = r.accesses[k];
+      if (!a.writes) continue;
+      auto [it, fresh] = votes.try_emplace(key_of(a));
+      if (fresh) {
+        it->second.data = a.data();
+        order.push_back(key_of(a));
+      }
+      Votes& v = it->second;
+      auto pw = std::find_if(v.per_worker.begin(), v.per_worker.end(), [w](const auto& p) { return p.first == w; });
+      if (pw == v.per_worker.end())
+        v.per_worker.emplace_back(w, a.bytes);
+      else
+        pw->second += a.bytes;
+      v.last = w;
+    }
+  }
+  std::vector<HandleWriter> out;
+  out.reserve(order.size());
+  for (std::uint64_t key : order) {
+    const Votes& v = votes[key];
+    int best = v.last;
+    std::uint64_t best_bytes = 0;
+    for (const auto& [w, b] : v.per_worker)
+      if (w == v.last) best_bytes = b;
+    for (const auto& [w, b] : v.per_worker)
+      if (b > best_bytes) {
+        best = w;
+        best_bytes = b;
+      }
+    out.push_back(HandleWriter{v.data, best});
+  }
+  return out;
+}
+
+}  // namespace canopy::detail::flow

@@ -1,0 +1,75 @@
+// Private to src/dataflow/: a Recording is the tasks of one iteration with
+// the accesses they declared (handle, bytes, read and/or write), in the
+// order they were added; automatic affinity turns it into the task-to-task
+// matrix (recording.cpp, the rules in docs/auto-affinity.md) and applies
+// placements to it (auto_affinity.cpp).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "canopy/auto_affinity.hpp"
+#include "canopy/data.hpp"
+
+namespace canopy {
+class Topology;
+namespace detail {
+struct RuntimeCore;
+}
+}  // namespace canopy
+
+namespace canopy::detail::flow {
+
+struct RecAccess {
+  std::uint32_t index = 0;       // Data::index
+  std::uint32_t generation = 0;  // Data::generation
+  std::uint64_t bytes = 0;       // the handle's size when the task was added
+  bool reads = false;            // Read or ReadWrite
+  bool writes = false;           // Write or ReadWrite
+  Data data() const { return Data{index, generation}; }
+};
+
+struct Recording {
+  std::vector<std::uint32_t> begin{0};  // task t's accesses: [begin[t], begin[t + 1])
+  std::vector<RecAccess> accesses;
+
+  std::size_t tasks() const { return begin.size() - 1; }
+  void add_task(const RecAccess* a, std::size_t n) {
+    accesses.insert(accesses.end(), a, a + n);
+    begin.push_back(static_cast<std::uint32_t>(accesses.size()));
+  }
+  void clear() {
+    begin.assign(1, 0);
+    accesses.clear();
+  }
+};
+
+// The matrix of the recorded tasks. `cyclic`: the recording is one
+// iteration of a loop, so the values the last writers leave are what the
+// first readers of the next iteration read (counted as in the iteration).
+// `work`: seconds per task (empty: not measured). `labels`: fill
+// TaskMatrix::labels (the automatic step needs them only to show or save).
+TaskMatrix build_task_matrix(const Recording& r, bool cyclic, std::vector<double> work, bool labels = true);
+
+// "t3: r#1 w#2 rw#4" (handles by registry index).
+std::string task_label(const Recording& r, std::size_t task);
+
+// For each handle some recorded task writes: the worker whose tasks write
+// most of its bytes (ties: the last writer's); `task_worker` from a placement.
+struct HandleWriter {
+  Data data;
+  int worker = -1;
+};
+std::vector<HandleWriter> handle_writers(const Recording& r, const std::vector<int>& task_worker);
+
+// The runtime-core side of canopy/auto_affinity.hpp (auto_placement.cpp),
+// for callers that hold a RuntimeCore rather than a Runtime.
+Topology worker_topology(RuntimeCore* rt);
+Placement compute_placement(RuntimeCore* rt, const TaskMatrix& m, const std::string& policy);
+std::vector<int> placement_workers(RuntimeCore* rt, const Placement& p);
+void write_affinity_files(const std::string& dir, const std::string& name, RuntimeCore* rt, const TaskMatrix& m,
+                          const Placement& p);
+std::string describe_placement(RuntimeCore* rt, const TaskMatrix& m, const Placement& p);
+
+}  // namespace canopy::detail::flow
