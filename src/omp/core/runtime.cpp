@@ -92,7 +92,7 @@ void init_implicit_task(ThreadState& ts, const Icvs& icvs, Team* team) {
   t.final_task = false;
   t.children.store(0, std::memory_order_relaxed);
   t.refs.store(1, std::memory_order_relaxed);
-  t.deps.clear();
+  reset_task_deps(t);
   ts.task = &t;
 }
 
@@ -513,6 +513,7 @@ void fork_start(void (*fn)(void*), void* data, unsigned requested, unsigned proc
     }
     init_implicit_task(*w, child, team);
   }
+  if (n > 1 && !pl.cpus.empty()) set_task_placement(*team, pl.cpus);
   for (int i = 1; i < n; ++i) {
     ThreadState* w = workers[i - 1];
     w->wake.store(1, std::memory_order_release);
