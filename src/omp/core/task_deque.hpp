@@ -55,6 +55,10 @@ class TaskDeque {
     return x;
   }
   std::int64_t bottom() const { return bottom_.load(std::memory_order_relaxed); }
+  // How many tasks it holds, at most (thieves may have taken some since).
+  std::int64_t size_hint() const {
+    return bottom_.load(std::memory_order_relaxed) - top_.load(std::memory_order_relaxed);
+  }
   // Frees the arrays replaced by growth; only when no thief can be reading.
   void free_retired() { retired_.clear(); }
 

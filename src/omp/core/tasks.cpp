@@ -54,6 +54,8 @@ namespace canopy::omp {
 namespace {
 
 constexpr unsigned kFlagFinal = 2, kFlagDepend = 8, kFlagDetach = 1u << 13;
+// Tasks a thread's deque may hold before the thread runs new ones at once.
+constexpr std::int64_t kMaxQueued = 256;
 
 void noop(void*) {}
 
@@ -418,6 +420,14 @@ void task_create(const TaskSpec& spec) {
     t->arg = spec.data;
   }
   const bool has_deps = (spec.flags & kFlagDepend) && spec.depend;
+  // Throttle: a thread that already holds kMaxQueued tasks in its deque
+  // runs a new plain task at once (its creator's child: allowed by the
+  // wait rule) instead of queueing it, as libgomp does beyond 64 queued
+  // tasks per thread and libomp when a deque is full. Memory stays bounded
+  // when one thread creates a flood of tasks (bench/omp/taskmem.c).
+  if (!t->undeferred && !has_deps && !detach && t->priority == 0 &&
+      team.tasks->deques[ts.num]->size_hint() >= kMaxQueued)
+    t->undeferred = true;
   if (t->undeferred && !has_deps && !detach) {
     // Fast path (if(0), final, a team of one): run now, no bookkeeping that
     // other threads could observe; the task object stays on the heap because
