@@ -138,19 +138,24 @@ const std::vector<int>& victims_of(TaskQueue& q, int self) {
 
 // One ready task for thread `ts` of `team`, taken (queued not yet
 // decremented); `within`: only a descendant of that task (the wait rule).
-Task* find_task(ThreadState& ts, Team& team, const Task* within) {
+// `may_steal` false: only the shared queue and the own deque; after a
+// stolen task turned out not to be a descendant, `*rejected` is set and the
+// search stops (the waiter backs off instead of draining other deques).
+Task* find_task(ThreadState& ts, Team& team, const Task* within, bool may_steal = true, bool* rejected = nullptr) {
   TaskQueue& q = *team.tasks;
   if (Task* t = take_shared(q, within)) return t;
   TaskDeque& mine = *q.deques[ts.num];
   if (!within || mine.bottom() > within->mark)
     if (Task* t = mine.pop()) return t;
-  if (team.nthreads == 1) return nullptr;
+  if (team.nthreads == 1 || !may_steal) return nullptr;
   for (int v : victims_of(q, ts.num)) {
     Task* t = q.deques[v]->steal();
     if (!t) continue;
     if (!within || is_descendant(t, within)) return t;
     push_shared(q, t);  // not ours to run: for a thread at a barrier
     wake_if_sleepers(team);
+    if (rejected) *rejected = true;
+    return nullptr;
   }
   return nullptr;
 }
@@ -171,9 +176,10 @@ void execute(ThreadState& ts, Task* t) {
   if (t->completion_left.fetch_sub(1, std::memory_order_acq_rel) == 1) finish(&ts, t);
 }
 
-bool run_task_within(ThreadState& ts, Team& team, const Task* within) {
+bool run_task_within(ThreadState& ts, Team& team, const Task* within, bool may_steal = true,
+                     bool* rejected = nullptr) {
   if (!team.tasks || team.tasks->queued.load(std::memory_order_seq_cst) == 0) return false;
-  Task* t = find_task(ts, team, within);
+  Task* t = find_task(ts, team, within, may_steal, rejected);
   if (!t) return false;
   team.tasks->queued.fetch_sub(1, std::memory_order_relaxed);
   execute(ts, t);
@@ -190,9 +196,16 @@ void help_until(Pred&& done) {
   const Task* me = ts.task;
   Barrier& b = team.barrier;
   int spins = spin_budget();
+  // After stealing a task that was not a descendant, look only at the own
+  // deque and the shared queue for a while.
+  constexpr int kStealBackoff = 64;
+  int no_steal = 0;
   for (;;) {
     if (done()) return;
-    if (run_task_within(ts, team, me)) continue;
+    bool rejected = false;
+    if (run_task_within(ts, team, me, no_steal == 0, &rejected)) continue;
+    if (rejected) no_steal = kStealBackoff;
+    else if (no_steal > 0) --no_steal;
     if (spins > 0) {
       --spins;
       cpu_relax();

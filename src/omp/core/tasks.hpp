@@ -111,12 +111,14 @@ struct TaskQueue {
   std::vector<std::unique_ptr<TaskDeque>> deques;  // by thread number
   std::mutex shared_m;
   std::vector<Task*> shared;        // priority tasks (highest first) and tasks readied outside the team
-  std::atomic<int> shared_count{0};
-  std::atomic<int> queued{0};       // ready tasks in the deques and `shared`
-  std::atomic<int> pending{0};      // explicit tasks created and not complete
+  // Each counter on its own cache line: `queued` and `pending` change with
+  // every task, `shared_count` is read by every look for a task.
+  alignas(64) std::atomic<int> shared_count{0};
+  alignas(64) std::atomic<int> queued{0};   // ready tasks in the deques and `shared`
+  alignas(64) std::atomic<int> pending{0};  // explicit tasks created and not complete
   // Steal order: the PU of every thread (set at the fork), and per thread
   // the order it computed from them (owner only) for placement `epoch`.
-  std::vector<int> slot_pu;
+  alignas(64) std::vector<int> slot_pu;
   unsigned epoch = 0;
   struct Victims {
     unsigned epoch = ~0u;
