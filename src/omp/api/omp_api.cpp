@@ -2,6 +2,7 @@
 // (omp_*_ taking references, omp_*_8_ taking 8-byte integers).
 #include <climits>
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -263,7 +264,10 @@ CANOPY_GOMP void omp_display_env_(const int* v) { omp_display_env(*v); }
 CANOPY_GOMP void omp_display_env_8_(const long* v) { omp_display_env(*v != 0); }
 CANOPY_GOMP int omp_pause_resource_(const int* k, const int* d) { return omp_pause_resource(*k, *d); }
 CANOPY_GOMP int omp_pause_resource_all_(const int* k) { return omp_pause_resource_all(*k); }
-CANOPY_GOMP void omp_fulfill_event_(void** e) { omp_fulfill_event(*e); }
+// omp_lib declares the event `value` (omp_lib.f90 of GCC 12): the handle
+// itself arrives, not its address (dereferencing it was the SIGSEGV of the
+// Fortran task-detach tests).
+CANOPY_GOMP void omp_fulfill_event_(std::intptr_t e) { omp_fulfill_event(reinterpret_cast<void*>(e)); }
 CANOPY_GOMP void omp_set_num_teams_(const int* n) { omp_set_num_teams(*n); }
 CANOPY_GOMP void omp_set_num_teams_8_(const long* n) { omp_set_num_teams(to_int(*n)); }
 CANOPY_GOMP int omp_get_max_teams_() { return omp_get_max_teams(); }

@@ -92,7 +92,7 @@ void init_implicit_task(ThreadState& ts, const Icvs& icvs, Team* team) {
   t.final_task = false;
   t.children.store(0, std::memory_order_relaxed);
   t.refs.store(1, std::memory_order_relaxed);
-  t.deps.clear();
+  reset_task_deps(t);
   ts.task = &t;
 }
 
@@ -647,6 +647,7 @@ void fork_start(void (*fn)(void*), void* data, unsigned requested, unsigned proc
     }
     init_implicit_task(*w, child, team);
   }
+  if (n > 1 && !pl.cpus.empty()) set_task_placement(*team, pl.cpus);
   // A chain only when the threads are not pinned apart (see wake_fork_children).
   bool unpinned = true;
   for (int i = 1; i < n && unpinned && !pl.cpus.empty(); ++i) unpinned = pl.cpus[i] == pl.cpus[0];

@@ -1,35 +1,211 @@
-// The first-cut tasking engine (see tasks.hpp): a mutex-protected ready
-// queue per team (priority-ordered insertion), address-based dependences
-// among siblings, taskwait/taskgroup waits that run ready tasks, detach
-// events. Every waiter sleeps on the team's barrier event word, which task
-// completion and task submission bump when someone sleeps.
+// The tasking engine (see tasks.hpp).
+//
+// Queues. Each thread of a team owns a Chase-Lev deque (task_deque.hpp):
+// the tasks it creates, and the tasks its completions make ready, go to
+// the bottom and it takes them back from there (LIFO, no lock); a thread
+// without work steals the oldest task at the top of another thread's deque,
+// trying the threads closest to it on the machine first (task_victims.hpp).
+// Tasks with a priority above 0 go to the team's small locked `shared`
+// queue instead, highest priority first, which every thread looks at before
+// its deque (OpenMP: run higher-priority ready tasks first); so do tasks
+// made ready by a thread outside the team (omp_fulfill_event from anywhere)
+// and tasks a waiting thread stole but may not run (below).
+//
+// The wait rule. A thread waiting inside task P (taskwait, taskgroup end,
+// an undeferred task waiting for its dependences or its detach event,
+// taskyield) runs only descendants of P. That is OpenMP's tied-task
+// scheduling constraint (every task runs tied in canopy: a task never
+// moves to another thread), and it bounds the nesting of waits on one
+// stack by the depth of the task tree (fib(25) nests 25 waits, not one per
+// task run). The descendants are found cheaply: every task a thread pushed
+// on its deque since P started there is a descendant of P (only P and its
+// descendants ran on that thread since, and completions readied there are
+// siblings of descendants), so P pops its own deque only above `P->mark`,
+// the deque's bottom when P started. A task stolen from another deque is
+// checked by walking its parent chain (safe: the thief owns it now and a
+// task's ancestors outlive it); one that is not a descendant is moved to
+// the team's shared queue, where a thread at a barrier takes it. Threads at
+// a barrier or at the region's end (run_one_task) run any task.
+//
+// Sleeping. A thread that finds no task announces itself in the barrier's
+// `sleepers`, reads the event word, looks for a task (and its condition)
+// once more and sleeps on the event. Whoever pushes a task or completes one
+// does so with seq_cst operations, then reads `sleepers` and, only if
+// someone sleeps, bumps the event and wakes: the Dekker pair that makes a
+// lost wake-up impossible without a shared write per task.
 #include "tasks.hpp"
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdlib>
 #include <cstring>
+#include <new>
 #include <sched.h>
 #include <unordered_map>
 
+#include <canopy/binding.hpp>
+#include <canopy/topology.hpp>
+
 #include "futex.hpp"
+#include "task_victims.hpp"
 
 namespace canopy::omp {
 
 namespace {
 
 constexpr unsigned kFlagFinal = 2, kFlagDepend = 8, kFlagDetach = 1u << 13;
+// Tasks a thread's deque may hold before the thread runs new ones at once.
+constexpr std::int64_t kMaxQueued = 256;
 
 void noop(void*) {}
 
-// Sleep on the team's event word until `done()` (running ready tasks meanwhile).
+const Topology* machine_topology() {
+  static const Topology* topo = [] () -> const Topology* {
+    try {
+      return &process_topology();
+    } catch (const std::exception&) {
+      return nullptr;  // runtime.cpp already said so; steal in index order
+    }
+  }();
+  return topo;
+}
+
+// Wake sleeping waiters of the team if there are any (after a seq_cst push
+// or completion, see "Sleeping" above).
+void wake_if_sleepers(Team& team) {
+  if (team.barrier.sleepers.load(std::memory_order_seq_cst) > 0) wake_team_waiters(team);
+}
+
+void release(Task* t) {
+  if (t->refs.fetch_sub(1, std::memory_order_acq_rel) == 1 && !t->implicit) {
+    delete t->dep;
+    delete t->child_deps;
+    const bool own = t->own_block;
+    t->~Task();
+    if (own) std::free(t);
+  }
+}
+
+bool is_descendant(const Task* t, const Task* ancestor) {
+  const int d = ancestor->depth;
+  while (t && t->depth > d) t = t->parent;
+  return t == ancestor;
+}
+
+// Highest priority first, first come first served among equals.
+void push_shared(TaskQueue& q, Task* t) {
+  {
+    std::lock_guard<std::mutex> lock(q.shared_m);
+    auto it = std::find_if(q.shared.begin(), q.shared.end(), [&](Task* o) { return o->priority < t->priority; });
+    q.shared.insert(it, t);
+    q.shared_count.fetch_add(1, std::memory_order_seq_cst);
+  }
+}
+
+// A task became ready. `ts`: the thread doing it when that thread is one of
+// the team's (its deque), nullptr otherwise.
+void make_ready(ThreadState* ts, Task* t) {
+  Team& team = *t->team;
+  TaskQueue& q = *team.tasks;
+  q.queued.fetch_add(1, std::memory_order_seq_cst);
+  if (t->priority > 0 || !ts || ts->team != &team)
+    push_shared(q, t);
+  else
+    q.deques[ts->num]->push(t);
+  wake_if_sleepers(team);
+}
+
+Task* take_shared(TaskQueue& q, const Task* within) {
+  if (q.shared_count.load(std::memory_order_seq_cst) == 0) return nullptr;
+  std::lock_guard<std::mutex> lock(q.shared_m);
+  auto it = q.shared.begin();
+  if (within) it = std::find_if(q.shared.begin(), q.shared.end(), [&](const Task* c) { return is_descendant(c, within); });
+  if (it == q.shared.end()) return nullptr;
+  Task* t = *it;
+  q.shared.erase(it);
+  q.shared_count.fetch_sub(1, std::memory_order_relaxed);
+  return t;
+}
+
+const std::vector<int>& victims_of(TaskQueue& q, int self) {
+  TaskQueue::Victims& v = q.victims[self];
+  if (v.epoch != q.epoch) {
+    v.order = victim_order(machine_topology(), q.slot_pu, self);
+    v.epoch = q.epoch;
+  }
+  return v.order;
+}
+
+// One ready task for thread `ts` of `team`, taken (queued not yet
+// decremented); `within`: only a descendant of that task (the wait rule).
+// `may_steal` false: only the shared queue and the own deque; after a
+// stolen task turned out not to be a descendant, `*rejected` is set and the
+// search stops (the waiter backs off instead of draining other deques).
+Task* find_task(ThreadState& ts, Team& team, const Task* within, bool may_steal = true, bool* rejected = nullptr) {
+  TaskQueue& q = *team.tasks;
+  if (Task* t = take_shared(q, within)) return t;
+  TaskDeque& mine = *q.deques[ts.num];
+  if (!within || mine.bottom() > within->mark)
+    if (Task* t = mine.pop()) return t;
+  if (team.nthreads == 1 || !may_steal) return nullptr;
+  for (int v : victims_of(q, ts.num)) {
+    Task* t = q.deques[v]->steal();
+    if (!t) continue;
+    if (!within || is_descendant(t, within)) return t;
+    push_shared(q, t);  // not ours to run: for a thread at a barrier
+    wake_if_sleepers(team);
+    if (rejected) *rejected = true;
+    return nullptr;
+  }
+  return nullptr;
+}
+
+void finish(ThreadState* ts, Task* t);
+
+void execute(ThreadState& ts, Task* t) {
+  Task* prev = ts.task;
+  ts.task = t;
+  t->mark = ts.team == t->team ? t->team->tasks->deques[ts.num]->bottom() : 0;
+  // A task of a cancelled taskgroup or parallel region is discarded, unless
+  // its firstprivate copy constructors ran: it runs (as libgomp does) so
+  // that the destructors in its body run too.
+  const bool cancelled = !t->copied && ((t->member_of && t->member_of->is_cancelled()) ||
+                                        t->team->cancel_parallel.load(std::memory_order_relaxed));
+  if (!cancelled) t->fn(t->arg);
+  ts.task = prev;
+  if (t->completion_left.fetch_sub(1, std::memory_order_acq_rel) == 1) finish(&ts, t);
+}
+
+bool run_task_within(ThreadState& ts, Team& team, const Task* within, bool may_steal = true,
+                     bool* rejected = nullptr) {
+  if (!team.tasks || team.tasks->queued.load(std::memory_order_seq_cst) == 0) return false;
+  Task* t = find_task(ts, team, within, may_steal, rejected);
+  if (!t) return false;
+  team.tasks->queued.fetch_sub(1, std::memory_order_relaxed);
+  execute(ts, t);
+  return true;
+}
+
+// Wait inside the current task until `done()`, running its descendants
+// meanwhile (the wait rule), sleeping on the team's event word when there
+// is nothing to run.
 template <class Pred>
-void help_until(Team& team, const Task* parent, const TaskGroup* group, Pred&& done) {
+void help_until(Pred&& done) {
+  ThreadState& ts = this_thread();
+  Team& team = *ts.team;
+  const Task* me = ts.task;
   Barrier& b = team.barrier;
   int spins = spin_budget();
+  // After stealing a task that was not a descendant, look only at the own
+  // deque and the shared queue for a while.
+  constexpr int kStealBackoff = 64;
+  int no_steal = 0;
   for (;;) {
     if (done()) return;
-    if (run_one_task(team, parent, group)) continue;
+    bool rejected = false;
+    if (run_task_within(ts, team, me, no_steal == 0, &rejected)) continue;
+    if (rejected) no_steal = kStealBackoff;
+    else if (no_steal > 0) --no_steal;
     if (spins > 0) {
       --spins;
       cpu_relax();
@@ -37,78 +213,60 @@ void help_until(Team& team, const Task* parent, const TaskGroup* group, Pred&& d
     }
     b.sleepers.fetch_add(1, std::memory_order_seq_cst);
     std::uint32_t ev = b.event.load(std::memory_order_seq_cst);
-    // A task pushed before `ev` was read is found here; one pushed after bumps the event.
-    const bool ran = run_one_task(team, parent, group);
+    // A task pushed, or a completion, before `ev` was read is seen here; a
+    // later one sees the sleeper and bumps the event.
+    const bool ran = run_task_within(ts, team, me);
     if (!ran && !done()) futex_wait(b.event, ev);
     b.sleepers.fetch_sub(1, std::memory_order_relaxed);
   }
 }
 
-void release(Task* t) {
-  if (t->refs.fetch_sub(1, std::memory_order_acq_rel) == 1 && !t->implicit) {
-    if (t->arg_storage) std::free(t->arg_storage);
-    delete t;
-  }
-}
-
-void push_ready_locked(TaskQueue& q, Task* t) {
-  if (t->priority > 0) {
-    auto it = std::find_if(q.ready.begin(), q.ready.end(), [&](Task* o) { return o->priority < t->priority; });
-    q.ready.insert(it, t);
-  } else {
-    q.ready.push_back(t);
-  }
-  q.queued.fetch_add(1, std::memory_order_seq_cst);
-}
-
-// The task's body has run and (if detached) its event is fulfilled.
-void finish(Task* t) {
+// The task's body has run and (if detached) its event is fulfilled. `ts`:
+// the calling thread when it runs in the task's team (nullptr: an event
+// fulfilled from elsewhere).
+void finish(ThreadState* ts, Task* t) {
   Team& team = *t->team;
   TaskQueue& q = *team.tasks;
   Task* parent = t->parent;
-  bool woke = false;
-  if (!t->dep_addrs.empty()) {  // only a task with dependences is in the records or has successors
-    std::lock_guard<std::mutex> lock(q.m);
-    for (void* addr : t->dep_addrs) {
-      auto it = parent->deps.find(addr);
-      if (it == parent->deps.end()) continue;
-      DepRecord& rec = it->second;
-      if (rec.last_out == t) rec.last_out = nullptr;
-      rec.readers.erase(std::remove(rec.readers.begin(), rec.readers.end(), t), rec.readers.end());
-      if (!rec.last_out && rec.readers.empty()) parent->deps.erase(it);
-    }
-    t->completed = true;
-    for (Task* s : t->successors) {
-      if (s->unresolved.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-        if (!s->undeferred) push_ready_locked(q, s);
-        woke = true;
+  if (t->dep) {  // only a task with dependences is in the records or has successors
+    std::vector<Task*> ready;
+    {
+      std::lock_guard<std::mutex> lock(parent->child_deps->m);
+      auto& map = parent->child_deps->map;
+      for (void* addr : t->dep->addrs) {
+        auto it = map.find(addr);
+        if (it == map.end()) continue;
+        DepRecord& rec = it->second;
+        if (rec.last_out == t) rec.last_out = nullptr;
+        rec.readers.erase(std::remove(rec.readers.begin(), rec.readers.end(), t), rec.readers.end());
+        if (!rec.last_out && rec.readers.empty()) map.erase(it);
       }
+      t->dep->completed = true;
+      for (Task* s : t->dep->successors)
+        if (s->dep->unresolved.fetch_sub(1, std::memory_order_seq_cst) == 1) ready.push_back(s);
+      t->dep->successors.clear();
     }
-    t->successors.clear();
+    for (Task* s : ready) {
+      if (s->undeferred)
+        wake_if_sleepers(team);  // its creator waits for `unresolved`
+      else
+        make_ready(ts, s);
+    }
   }
   // Order matters: the team's pending count goes last, because the join
-  // (and so the end of the implicit parent task) waits for it.
+  // (and so the end of the implicit parent task) waits for it. The
+  // decrements are seq_cst: a waiter's sleep check pairs with the
+  // `sleepers` read below.
   if (!t->counted) {  // an undeferred task without dependences: its creator was waiting, nobody else
     release(t);
     return;
   }
-  if (t->member_of) t->member_of->pending.fetch_sub(1, std::memory_order_acq_rel);
-  parent->children.fetch_sub(1, std::memory_order_acq_rel);
+  if (t->member_of) t->member_of->pending.fetch_sub(1, std::memory_order_seq_cst);
+  parent->children.fetch_sub(1, std::memory_order_seq_cst);
   release(parent);
   release(t);
-  (void)woke;
-  q.pending.fetch_sub(1, std::memory_order_acq_rel);
-  wake_team_waiters(team);
-}
-
-void execute(ThreadState& ts, Task* t) {
-  Task* prev = ts.task;
-  ts.task = t;
-  bool cancelled = (t->member_of && t->member_of->is_cancelled()) ||
-                   t->team->cancel_parallel.load(std::memory_order_relaxed);
-  if (!cancelled) t->fn(t->arg);
-  ts.task = prev;
-  if (t->completion_left.fetch_sub(1, std::memory_order_acq_rel) == 1) finish(t);
+  q.pending.fetch_sub(1, std::memory_order_seq_cst);
+  wake_if_sleepers(team);
 }
 
 struct Dep {
@@ -132,6 +290,7 @@ std::vector<Dep> parse_depend(void** d) {
     nin = reinterpret_cast<std::uintptr_t>(d[4]);
     addrs = d + 5;
   }
+  deps.reserve(n);
   for (std::uintptr_t i = 0; i < n; ++i) {
     if (i < nout + nmutex) {
       deps.push_back({addrs[i], true});  // out, inout, mutexinoutset (serialised: correct, less parallel)
@@ -145,15 +304,16 @@ std::vector<Dep> parse_depend(void** d) {
   return deps;
 }
 
-// Under the queue mutex: link `t` after its predecessors among its siblings.
-void register_deps_locked(Task* parent, Task* t, const std::vector<Dep>& deps) {
+// Under the parent's ChildDeps mutex: link `t` after its predecessors among its siblings.
+void register_deps_locked(ChildDeps& cd, Task* t, const std::vector<Dep>& deps) {
+  DepNode& node = *t->dep;
   auto add_pred = [&](Task* p) {
-    if (!p || p == t || p->completed) return;
-    p->successors.push_back(t);
-    t->unresolved.fetch_add(1, std::memory_order_relaxed);
+    if (!p || p == t || p->dep->completed) return;
+    p->dep->successors.push_back(t);
+    node.unresolved.fetch_add(1, std::memory_order_relaxed);
   };
   for (const Dep& d : deps) {
-    DepRecord& rec = parent->deps[d.addr];
+    DepRecord& rec = cd.map[d.addr];
     if (d.out) {
       for (Task* r : rec.readers) add_pred(r);
       add_pred(rec.last_out);
@@ -163,85 +323,124 @@ void register_deps_locked(Task* parent, Task* t, const std::vector<Dep>& deps) {
       add_pred(rec.last_out);
       rec.readers.push_back(t);
     }
-    if (std::find(t->dep_addrs.begin(), t->dep_addrs.end(), d.addr) == t->dep_addrs.end()) t->dep_addrs.push_back(d.addr);
+    if (std::find(node.addrs.begin(), node.addrs.end(), d.addr) == node.addrs.end()) node.addrs.push_back(d.addr);
   }
+}
+
+// A task and, when `data_size` > 0, room for its copy of the compiler's
+// data right after it, in one block.
+Task* new_task(long data_size, long data_align, char** data) {
+  const std::size_t align = std::max<std::size_t>(std::max<long>(data_align, 1), alignof(Task));
+  const std::size_t offset = (sizeof(Task) + align - 1) / align * align;
+  std::size_t size = data_size > 0 ? offset + static_cast<std::size_t>(data_size) : sizeof(Task);
+  size = (size + align - 1) / align * align;
+  void* block = std::aligned_alloc(align, size);
+  if (!block) fatal("cannot allocate a task of %zu bytes", size);
+  auto* t = new (block) Task;
+  t->own_block = true;
+  *data = data_size > 0 ? static_cast<char*>(block) + offset : nullptr;
+  return t;
 }
 
 }  // namespace
 
+void reset_task_deps(Task& t) {
+  delete t.child_deps;
+  t.child_deps = nullptr;
+}
+
 void ensure_task_queue(Team& team) {
   if (!team.tasks) team.tasks = std::make_unique<TaskQueue>();
-}
-
-int team_pending_tasks(Team& team) { return team.tasks ? team.tasks->pending.load(std::memory_order_acquire) : 0; }
-
-bool run_one_task(Team& team, const Task* parent, const TaskGroup* group) {
-  TaskQueue* q = team.tasks.get();
-  if (!q || q->queued.load(std::memory_order_acquire) == 0) return false;
-  Task* t = nullptr;
-  {
-    std::lock_guard<std::mutex> lock(q->m);
-    auto it = q->ready.begin();
-    if (parent || group)
-      it = std::find_if(q->ready.begin(), q->ready.end(), [&](const Task* c) {
-        return (parent && c->parent == parent) || (group && c->member_of == group);
-      });
-    if (it == q->ready.end()) return false;
-    t = *it;
-    q->ready.erase(it);
-    q->queued.fetch_sub(1, std::memory_order_relaxed);
+  TaskQueue& q = *team.tasks;
+  const std::size_t n = static_cast<std::size_t>(std::max(1, team.nthreads));
+  while (q.deques.size() < n) q.deques.push_back(std::make_unique<TaskDeque>());
+  if (q.victims.size() < n) q.victims.resize(n);
+  // Quiescent: the previous region's threads have all left the team.
+  for (auto& d : q.deques) d->free_retired();
+  // The previous placement stays until set_task_placement changes it (a
+  // stale one only changes the order in which victims are tried).
+  if (q.slot_pu.size() != n) {
+    q.slot_pu.resize(n, -1);
+    ++q.epoch;
   }
-  execute(this_thread(), t);
-  return true;
 }
+
+void set_task_placement(Team& team, const std::vector<std::vector<int>>& cpus_by_thread) {
+  TaskQueue& q = *team.tasks;
+  const Topology* topo = machine_topology();
+  bool changed = false;
+  for (std::size_t i = 0; i < q.slot_pu.size() && i < cpus_by_thread.size(); ++i) {
+    const int pu = pu_of_cpus(topo, cpus_by_thread[i]);
+    if (pu != q.slot_pu[i]) {
+      q.slot_pu[i] = pu;
+      changed = true;
+    }
+  }
+  if (changed) ++q.epoch;
+}
+
+int team_pending_tasks(Team& team) { return team.tasks ? team.tasks->pending.load(std::memory_order_seq_cst) : 0; }
+
+bool run_one_task(Team& team) { return run_task_within(this_thread(), team, nullptr); }
 
 void task_create(const TaskSpec& spec) {
   ThreadState& ts = this_thread();
   Team& team = *ts.team;
   Task* parent = ts.task;
-  auto* t = new Task;
+  // A cancelled parallel region or taskgroup starts no new task.
+  if (team.cancel_parallel.load(std::memory_order_relaxed) || (parent->group && parent->group->is_cancelled()))
+    return;
+  const bool detach = (spec.flags & kFlagDetach) != 0;
+  // A team of one runs tasks at once, except detached ones: their event may be
+  // fulfilled by a task created later, so waiting for them here could hang.
+  const bool undeferred = !spec.if_clause || parent->final_task || (team.nthreads == 1 && !detach);
+  // An undeferred task without a copy constructor uses the creator's data
+  // (the creator waits); any other task gets its own copy.
+  const bool copy = !(undeferred && !spec.set_bounds && !spec.cpyfn);
+  char* storage = nullptr;
+  Task* t = new_task(copy ? std::max<long>(spec.arg_size, spec.set_bounds ? 16 : 1) : 0, spec.arg_align, &storage);
   t->icvs = parent->icvs;
   t->parent = parent;
+  t->depth = parent->depth + 1;
   t->team = &team;
   t->member_of = parent->group;
   t->group = parent->group;
   t->final_task = parent->final_task || (spec.flags & kFlagFinal);
   t->priority = spec.priority;
   t->fn = spec.fn;
-  const bool detach = (spec.flags & kFlagDetach) != 0;
+  t->undeferred = undeferred;
   t->completion_left.store(detach ? 2 : 1, std::memory_order_relaxed);
-  if (detach) *static_cast<void**>(spec.detach) = t;
-  // A team of one runs tasks at once, except detached ones: their event may be
-  // fulfilled by a task created later, so waiting for them here could hang.
-  t->undeferred = !spec.if_clause || parent->final_task || (team.nthreads == 1 && !detach);
-  if (t->undeferred && !spec.set_bounds) {
-    if (spec.cpyfn) {
-      const long align = std::max<long>(spec.arg_align, alignof(std::max_align_t));
-      t->arg_storage = static_cast<char*>(std::aligned_alloc(align, (spec.arg_size + align - 1) / align * align));
-      spec.cpyfn(t->arg_storage, spec.data);
-      t->arg = t->arg_storage;
-    } else {
-      t->arg = spec.data;  // the creator waits: its data stays valid
-    }
-  } else {
-    const long align = std::max<long>(spec.arg_align, alignof(std::max_align_t));
-    const long size = std::max<long>(spec.arg_size, 1);
-    t->arg_storage = static_cast<char*>(std::aligned_alloc(align, (size + align - 1) / align * align));
-    if (spec.cpyfn)
-      spec.cpyfn(t->arg_storage, spec.data);
-    else if (spec.arg_size > 0)
-      std::memcpy(t->arg_storage, spec.data, spec.arg_size);
-    if (spec.set_bounds) {
-      std::memcpy(t->arg_storage, &spec.lo, sizeof spec.lo);
-      std::memcpy(t->arg_storage + sizeof spec.lo, &spec.hi, sizeof spec.hi);
-    }
-    t->arg = t->arg_storage;
+  // The event handle goes where the detach argument points and into the
+  // first word of the compiler's data (GCC puts the task's firstprivate
+  // copy of the handle first), before the data is copied, as libgomp does.
+  if (detach) {
+    *static_cast<void**>(spec.detach) = t;
+    if (spec.data) *static_cast<void**>(spec.data) = t;
   }
-  // GCC puts the detach clause's firstprivate event handle first in the
-  // task's data block, for the runtime to fill in the task's own copy.
-  if (detach && t->arg) *static_cast<void**>(t->arg) = t;
-  TaskQueue& q = *team.tasks;
+  if (copy) {
+    if (spec.cpyfn) {
+      spec.cpyfn(storage, spec.data);
+      t->copied = true;
+    } else if (spec.arg_size > 0) {
+      std::memcpy(storage, spec.data, spec.arg_size);
+    }
+    if (spec.set_bounds) {
+      std::memcpy(storage, &spec.lo, sizeof spec.lo);
+      std::memcpy(storage + sizeof spec.lo, &spec.hi, sizeof spec.hi);
+    }
+    t->arg = storage;
+  } else {
+    t->arg = spec.data;
+  }
   const bool has_deps = (spec.flags & kFlagDepend) && spec.depend;
+  // Throttle: a thread that already holds kMaxQueued tasks in its deque
+  // runs a new plain task at once (its creator's child: allowed by the
+  // wait rule) instead of queueing it, as libgomp does beyond 64 queued
+  // tasks per thread and libomp when a deque is full. Memory stays bounded
+  // when one thread creates a flood of tasks (bench/omp/taskmem.c).
+  if (!t->undeferred && !has_deps && !detach && t->priority == 0 &&
+      team.tasks->deques[ts.num]->size_hint() >= kMaxQueued)
+    t->undeferred = true;
   if (t->undeferred && !has_deps && !detach) {
     // Fast path (if(0), final, a team of one): run now, no bookkeeping that
     // other threads could observe; the task object stays on the heap because
@@ -253,28 +452,31 @@ void task_create(const TaskSpec& spec) {
   parent->refs.fetch_add(1, std::memory_order_relaxed);
   parent->children.fetch_add(1, std::memory_order_relaxed);
   if (t->member_of) t->member_of->pending.fetch_add(1, std::memory_order_relaxed);
-  q.pending.fetch_add(1, std::memory_order_acq_rel);
+  team.tasks->pending.fetch_add(1, std::memory_order_acq_rel);
   t->refs.fetch_add(1, std::memory_order_relaxed);  // held until the creator is done with it below
-  {
-    std::lock_guard<std::mutex> lock(q.m);
-    if (has_deps) register_deps_locked(parent, t, parse_depend(spec.depend));
-    if (!t->undeferred && t->unresolved.load(std::memory_order_relaxed) == 0) push_ready_locked(q, t);
+  bool ready = true;
+  if (has_deps) {
+    t->dep = new DepNode;
+    if (!parent->child_deps) parent->child_deps = new ChildDeps;  // only this thread creates parent's children
+    const std::vector<Dep> deps = parse_depend(spec.depend);
+    std::lock_guard<std::mutex> lock(parent->child_deps->m);
+    register_deps_locked(*parent->child_deps, t, deps);
+    ready = t->dep->unresolved.load(std::memory_order_relaxed) == 0;
   }
   if (t->undeferred) {
-    help_until(team, parent, nullptr, [&] { return t->unresolved.load(std::memory_order_acquire) == 0; });
+    if (has_deps) help_until([&] { return t->dep->unresolved.load(std::memory_order_acquire) == 0; });
     execute(ts, t);
-    if (detach) help_until(team, t, nullptr, [&] { return t->completion_left.load(std::memory_order_acquire) == 0; });
-  } else {
-    wake_team_waiters(team);
+    if (detach) help_until([&] { return t->completion_left.load(std::memory_order_acquire) == 0; });
+  } else if (ready) {
+    make_ready(&ts, t);
   }
   release(t);
 }
 
 void taskwait() {
-  ThreadState& ts = this_thread();
-  Task* me = ts.task;
+  Task* me = this_thread().task;
   if (me->children.load(std::memory_order_acquire) == 0) return;
-  help_until(*ts.team, me, nullptr, [&] { return me->children.load(std::memory_order_acquire) == 0; });
+  help_until([&] { return me->children.load(std::memory_order_acquire) == 0; });
 }
 
 void taskwait_depend(void** depend) {
@@ -288,7 +490,7 @@ void taskwait_depend(void** depend) {
 
 void taskyield() {
   ThreadState& ts = this_thread();
-  run_one_task(*ts.team);
+  run_task_within(ts, *ts.team, ts.task);
 }
 
 void taskgroup_start() {
@@ -300,11 +502,10 @@ void taskgroup_start() {
 }
 
 void taskgroup_end() {
-  ThreadState& ts = this_thread();
-  Task* me = ts.task;
+  Task* me = this_thread().task;
   TaskGroup* g = me->group;
   if (!g) return;
-  help_until(*ts.team, nullptr, g, [&] { return g->pending.load(std::memory_order_acquire) == 0; });
+  help_until([&] { return g->pending.load(std::memory_order_acquire) == 0; });
   me->group = g->outer;
   delete g;
 }
@@ -312,7 +513,9 @@ void taskgroup_end() {
 void fulfill_event(void* event) {
   auto* t = static_cast<Task*>(event);
   if (!t) fatal("omp_fulfill_event: null event handle");
-  if (t->completion_left.fetch_sub(1, std::memory_order_acq_rel) == 1) finish(t);
+  // Readied successors go to the team's shared queue: this thread may be
+  // running anything, anywhere (the wait rule's invariant on deques).
+  if (t->completion_left.fetch_sub(1, std::memory_order_acq_rel) == 1) finish(nullptr, t);
 }
 
 bool in_final() { return this_thread().task->final_task; }

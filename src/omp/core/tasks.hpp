@@ -1,18 +1,23 @@
-// Explicit tasks, first cut: one mutex-protected ready queue per team, tasks
-// run by the thread that waits (barrier, taskwait, taskgroup end, taskyield),
-// dependences tracked by address among sibling tasks. Every operation the ABI
-// needs goes through the functions below, so that the engine (queue, wake-ups)
-// can be replaced by canopy's work-stealing deques without touching gomp/.
+// Explicit tasks. Every operation the ABI needs goes through the functions
+// below (gomp/ and the barrier code in runtime.cpp call nothing else).
+// The engine (tasks.cpp): a Chase-Lev deque per thread of a team
+// (task_deque.hpp), owner LIFO at the bottom, thieves FIFO at the top in
+// topology order (task_victims.hpp); a small locked queue per team for
+// priority tasks and tasks made ready by a thread outside the team;
+// dependences per parent task (the parent's own lock, not a team-wide one);
+// waits that run tasks under the rule in tasks.cpp (a waiting task runs
+// only its own descendants).
 #pragma once
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
-#include <deque>
+#include <memory>
 #include <mutex>
 #include <unordered_map>
 #include <vector>
 
 #include "runtime.hpp"
+#include "task_deque.hpp"
 
 namespace canopy::omp {
 
@@ -30,12 +35,19 @@ struct TaskGroup {
   }
 };
 
-// Task identities for lock ownership: 31 bits, never 0.
+// Task identities for lock ownership: 31 bits, never 0. Each thread takes
+// them in blocks, so creating a task touches no shared counter.
 inline std::uint32_t next_task_id() {
   static std::atomic<std::uint32_t> counter{0};
+  constexpr std::uint32_t kBlock = 1024;
+  thread_local std::uint32_t next = 0, end = 0;
   std::uint32_t v;
   do {
-    v = counter.fetch_add(1, std::memory_order_relaxed) & 0x7fffffffu;
+    if (next == end) {
+      next = counter.fetch_add(kBlock, std::memory_order_relaxed);
+      end = next + kBlock;
+    }
+    v = next++ & 0x7fffffffu;
   } while (v == 0);
   return v;
 }
@@ -45,37 +57,74 @@ struct DepRecord {                 // per address, among the children of one tas
   std::vector<Task*> readers;      // in tasks since last_out
 };
 
+// The dependence map of one task's children: allocated when its first child
+// with a depend clause is created, guarded by its own mutex (dependences
+// only link siblings, so a lock per parent is enough).
+struct ChildDeps {
+  std::mutex m;
+  std::unordered_map<void*, DepRecord> map;
+};
+
+// A task's own dependence bookkeeping, only for a task with depend clauses
+// (under the parent's ChildDeps mutex, except `unresolved`).
+struct DepNode {
+  std::atomic<int> unresolved{0};  // predecessors not complete
+  bool completed = false;
+  std::vector<Task*> successors;
+  std::vector<void*> addrs;        // entries this task holds in the parent's map
+};
+
+// Kept small (bench/omp/taskmem.c holds 10^6 at once): dependences live in
+// side structures allocated only for tasks that have them, and a deferred
+// task's copy of the compiler's data follows the Task in the same block.
 struct Task {
   Icvs icvs;
   std::uint32_t id = next_task_id();  // lock owner identity (locks belong to tasks)
+  int depth = 0;                   // 0 implicit, a child one more than its parent
   Task* parent = nullptr;
   Team* team = nullptr;
   std::atomic<int> refs{1};        // itself + live children (a parent outlives its children's bookkeeping)
   std::atomic<int> children{0};    // children not yet complete (taskwait)
   TaskGroup* group = nullptr;      // innermost taskgroup tasks created here belong to
   TaskGroup* member_of = nullptr;  // the group this task counts in
-  bool final_task = false;
-  bool implicit = false;
-  int priority = 0;
   void (*fn)(void*) = nullptr;
   void* arg = nullptr;
-  char* arg_storage = nullptr;
-  // Dependences.
-  std::atomic<int> unresolved{0};             // predecessors not complete (changed under queue mutex)
-  bool undeferred = false;                    // run by its creator: never queued
-  bool counted = true;                        // in the parent's children, its group and the team's pending count
-  std::vector<Task*> successors;              // under queue mutex
-  std::vector<void*> dep_addrs;               // entries this task holds in parent's dep map
-  std::unordered_map<void*, DepRecord> deps;  // this task's children's dependences (under queue mutex)
-  bool completed = false;
-  std::atomic<int> completion_left{1};        // body + (detach event)
+  std::atomic<int> completion_left{1};  // body + (detach event)
+  int priority = 0;
+  std::int64_t mark = 0;           // its thread's deque bottom when it started (tasks.cpp, the wait rule)
+  DepNode* dep = nullptr;          // only with depend clauses
+  ChildDeps* child_deps = nullptr; // only once a child had depend clauses
+  bool final_task = false;
+  bool implicit = false;
+  bool undeferred = false;         // run by its creator: never queued
+  bool counted = true;             // in the parent's children, its group and the team's pending count
+  bool copied = false;             // firstprivate copy constructors ran (a cancelled group still runs it)
+  bool own_block = false;          // allocated by tasks.cpp with its data (freed there)
 };
 
+// Forgets the dependence map of an implicit task reused for a new region.
+void reset_task_deps(Task& t);
+
+// The deferred tasks of a team. `queued` and `pending` are read by the
+// barrier code (runtime.cpp) before it sleeps.
 struct TaskQueue {
-  std::mutex m;
-  std::deque<Task*> ready;
-  std::atomic<int> queued{0};
-  std::atomic<int> pending{0};  // explicit tasks created and not complete
+  std::vector<std::unique_ptr<TaskDeque>> deques;  // by thread number
+  std::mutex shared_m;
+  std::vector<Task*> shared;        // priority tasks (highest first) and tasks readied outside the team
+  // Each counter on its own cache line: `queued` and `pending` change with
+  // every task, `shared_count` is read by every look for a task.
+  alignas(64) std::atomic<int> shared_count{0};
+  alignas(64) std::atomic<int> queued{0};   // ready tasks in the deques and `shared`
+  alignas(64) std::atomic<int> pending{0};  // explicit tasks created and not complete
+  // Steal order: the PU of every thread (set at the fork), and per thread
+  // the order it computed from them (owner only) for placement `epoch`.
+  alignas(64) std::vector<int> slot_pu;
+  unsigned epoch = 0;
+  struct Victims {
+    unsigned epoch = ~0u;
+    std::vector<int> order;
+  };
+  std::vector<Victims> victims;
 };
 
 struct TaskSpec {
@@ -121,14 +170,15 @@ void task_reduction_remap(std::size_t cnt, std::size_t cntorig, void** ptrs);
 // registration is dropped (thread 0 frees the copies), then a barrier unless cancelled.
 void workshare_task_reduction_end(bool cancelled);
 
-// The barrier hook: run one ready task of `team` if there is one; true if one ran.
-// With a filter, only a child of `parent` / a member of `group` is taken:
-// taskwait and taskgroup end run only their own tasks, which bounds the
-// stack depth by the depth of the task tree (running any task while waiting
-// nests waits without limit).
-bool run_one_task(Team& team, const Task* parent = nullptr, const TaskGroup* group = nullptr);
+// The barrier hook: run one ready task of `team` (any task: the thread's
+// implicit task is at a barrier or the region's end); true if one ran.
+bool run_one_task(Team& team);
 // Tasks of the team not complete.
 int team_pending_tasks(Team& team);
+// At a fork (reset_team), before the team's threads start: a deque per thread.
 void ensure_task_queue(Team& team);
+// At a fork, before the workers are woken: the CPUs thread i is placed on
+// (empty: the team is not bound), for the topology order of stealing.
+void set_task_placement(Team& team, const std::vector<std::vector<int>>& cpus_by_thread);
 
 }  // namespace canopy::omp
