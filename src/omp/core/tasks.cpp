@@ -71,9 +71,13 @@ const Topology* machine_topology() {
 }
 
 // Wake sleeping waiters of the team if there are any (after a seq_cst push
-// or completion, see "Sleeping" above).
+// or completion, see "Sleeping" above): threads asleep on the event word,
+// and workers parked at the region's end (runtime.cpp's park_at_join, which
+// announces itself in join_parked before it reads the pending count).
 void wake_if_sleepers(Team& team) {
-  if (team.barrier.sleepers.load(std::memory_order_seq_cst) > 0) wake_team_waiters(team);
+  if (team.barrier.sleepers.load(std::memory_order_seq_cst) > 0 ||
+      team.join_parked.load(std::memory_order_seq_cst) > 0)
+    wake_team_waiters(team);
 }
 
 void release(Task* t) {
@@ -452,7 +456,7 @@ void task_create(const TaskSpec& spec) {
   parent->refs.fetch_add(1, std::memory_order_relaxed);
   parent->children.fetch_add(1, std::memory_order_relaxed);
   if (t->member_of) t->member_of->pending.fetch_add(1, std::memory_order_relaxed);
-  team.tasks->pending.fetch_add(1, std::memory_order_acq_rel);
+  team.tasks->pending.fetch_add(1, std::memory_order_seq_cst);  // pairs with park_at_join's read
   t->refs.fetch_add(1, std::memory_order_relaxed);  // held until the creator is done with it below
   bool ready = true;
   if (has_deps) {
