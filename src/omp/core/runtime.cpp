@@ -77,7 +77,10 @@ Runtime* make_runtime() {
   return rt;
 }
 
-thread_local ThreadState* tls_thread = nullptr;
+// initial-exec: every entry point reads it, and the default model for a
+// shared library calls __tls_get_addr on each read (libgomp's own TLS is
+// initial-exec too).
+__attribute__((tls_model("initial-exec"))) thread_local ThreadState* tls_thread = nullptr;
 
 void init_implicit_task(ThreadState& ts, const Icvs& icvs, Team* team) {
   if (!ts.implicit) ts.implicit = std::make_unique<Task>();
@@ -202,6 +205,68 @@ Placement place_team(const ThreadState& master, int n, ProcBind bind, bool canop
     out.place_idx[i] = static_cast<int>(std::find(sub.begin(), sub.end(), part[idx]) - sub.begin());
   }
   return out;
+}
+
+// The last placement computed at each nesting depth of this thread, with
+// what it was computed from: a loop of parallel regions computes it once
+// (place_team allocates a partition per thread).
+struct PlacementMemo {
+  bool valid = false;
+  int n = 0;
+  ProcBind bind = ProcBind::False;
+  bool canopy_default = false;
+  int master_place = -1;
+  PlaceList master_partition;
+  Placement placement;
+};
+
+// Saved state of the primary thread while it runs a nested team.
+struct Saved {
+  Team* team;
+  int num;
+  Task* task;
+  long ws_count;
+  LoopCursor loop;
+  PlaceList partition;
+  int place;
+  std::unique_ptr<Task> implicit;
+  std::vector<int> bound_cpus;
+};
+
+}  // namespace
+
+// Entries are kept when popped, so that a region reuses the previous one's
+// buffers (partition, binding, implicit task) instead of allocating them
+// again: saved[0, depth) is live.
+struct ForkStack {
+  std::vector<Saved> saved;
+  std::size_t depth = 0;
+  std::vector<std::unique_ptr<Task>> spare_implicit;  // per depth: the implicit task the last region there used
+  std::vector<PlacementMemo> placements;              // per depth
+};
+
+namespace {
+
+ForkStack& fork_stack(ThreadState& ts) {
+  if (!ts.fork_stack) ts.fork_stack = new ForkStack;
+  return *ts.fork_stack;
+}
+
+const Placement& team_placement(ThreadState& master, std::size_t depth, int n, ProcBind bind, bool canopy_default) {
+  std::vector<PlacementMemo>& memo = fork_stack(master).placements;
+  if (memo.size() <= depth) memo.resize(depth + 1);
+  PlacementMemo& m = memo[depth];
+  if (!m.valid || m.n != n || m.bind != bind || m.canopy_default != canopy_default || m.master_place != master.place ||
+      m.master_partition != master.partition) {
+    m.placement = place_team(master, n, bind, canopy_default);
+    m.n = n;
+    m.bind = bind;
+    m.canopy_default = canopy_default;
+    m.master_place = master.place;
+    m.master_partition = master.partition;
+    m.valid = true;
+  }
+  return m.placement;
 }
 
 void run_implicit(ThreadState& ts) {
@@ -448,51 +513,60 @@ void reset_team(Team& t, int n) {
   t.left.store(0, std::memory_order_relaxed);
   t.join_arrived.store(0, std::memory_order_relaxed);
   t.join_parked.store(0, std::memory_order_relaxed);
-  for (int k = 0; k < kWorkShareRing; ++k) {
+  // Only the slots the last region used (a region of one thread with no
+  // work share pays nothing for the ring).
+  const long used = std::min<long>(t.ws_started.load(std::memory_order_relaxed), kWorkShareRing);
+  for (int k = 0; k < used; ++k) {
     t.ws[k].id = -1;
     t.ws[k].next_id = k;
     t.ws[k].left.store(0, std::memory_order_relaxed);
   }
+  t.ws_started.store(0, std::memory_order_relaxed);
   t.copyprivate = nullptr;
   t.cancel_parallel.store(false, std::memory_order_relaxed);
   t.has_initial_loop = false;
   ensure_task_queue(t);
 }
 
-// Saved state of the primary thread while it runs a nested team.
-struct Saved {
-  Team* team;
-  int num;
-  Task* task;
-  long ws_count;
-  LoopCursor loop;
-  PlaceList partition;
-  int place;
-  std::unique_ptr<Task> implicit;
-  std::vector<int> bound_cpus;
-};
-
-thread_local std::vector<Saved> tls_saved;
-
 // The calling thread's state in the enclosing team, kept while it leads a
-// nested team or runs a target region as a new initial task.
-void push_saved(ThreadState& ts) {
-  tls_saved.push_back(Saved{ts.team, ts.num, ts.task, ts.ws_count, ts.loop, ts.partition, ts.place,
-                            std::move(ts.implicit), ts.bound_cpus});
+// nested team or runs a target region as a new initial task. The thread's
+// implicit task is left empty or a spare one, for init_implicit_task; its
+// partition becomes `partition` (nullptr: stays as it is).
+void push_saved(ThreadState& ts, const PlaceList* partition = nullptr) {
+  ForkStack& fs = fork_stack(ts);
+  if (fs.depth == fs.saved.size()) {
+    fs.saved.emplace_back();
+    fs.spare_implicit.emplace_back();
+  }
+  Saved& sv = fs.saved[fs.depth];
+  sv.team = ts.team;
+  sv.num = ts.num;
+  sv.task = ts.task;
+  sv.ws_count = ts.ws_count;
+  sv.loop = ts.loop;
+  sv.partition.swap(ts.partition);
+  ts.partition = partition ? *partition : sv.partition;  // into the buffers the slot held: no allocation
+  sv.place = ts.place;
+  sv.implicit = std::move(ts.implicit);
+  ts.implicit = std::move(fs.spare_implicit[fs.depth]);
+  sv.bound_cpus = ts.bound_cpus;
+  ++fs.depth;
 }
-// Restores what push_saved kept; returns the binding it had there.
-std::vector<int> pop_saved(ThreadState& ts) {
-  Saved sv = std::move(tls_saved.back());
-  tls_saved.pop_back();
+// Restores what push_saved kept; returns the binding it had there (valid
+// until the next push_saved).
+const std::vector<int>& pop_saved(ThreadState& ts) {
+  ForkStack& fs = *ts.fork_stack;
+  Saved& sv = fs.saved[--fs.depth];
   ts.team = sv.team;
   ts.num = sv.num;
   ts.task = sv.task;
   ts.ws_count = sv.ws_count;
   ts.loop = sv.loop;
-  ts.partition = std::move(sv.partition);
+  ts.partition.swap(sv.partition);
   ts.place = sv.place;
+  fs.spare_implicit[fs.depth] = std::move(ts.implicit);
   ts.implicit = std::move(sv.implicit);
-  return std::move(sv.bound_cpus);
+  return sv.bound_cpus;
 }
 
 }  // namespace
@@ -565,7 +639,7 @@ void fork_start(void (*fn)(void*), void* data, unsigned requested, unsigned proc
   }
   if (bind == ProcBind::True) bind = ProcBind::Spread;
 
-  const std::size_t depth = tls_saved.size();
+  const std::size_t depth = fork_stack(ts).depth;
   while (ts.forked_teams.size() <= depth) ts.forked_teams.push_back(std::make_unique<Team>());
   Team* team = ts.forked_teams[depth].get();
   reset_team(*team, n);
@@ -591,10 +665,11 @@ void fork_start(void (*fn)(void*), void* data, unsigned requested, unsigned proc
   child.bind_level = picvs.bind_level + 1;
   child.bind_var = child_bind_var;
 
-  Placement pl = (n > 1 || team->level == 1) ? place_team(ts, n, bind, canopy_default) : Placement{};
+  static const Placement kUnplaced;
+  const Placement& pl = (n > 1 || team->level == 1) ? team_placement(ts, depth, n, bind, canopy_default) : kUnplaced;
 
-  // Save the primary thread's state (restored by join_end).
-  push_saved(ts);
+  // Save the primary thread's state (restored by join_end); its partition in the new team.
+  push_saved(ts, pl.partitions.empty() ? nullptr : &pl.partitions[0]);
 
   // Workers: the ones this thread used last time first (they are warm and bound), then the pool.
   std::vector<ThreadState*> workers(n > 0 ? n - 1 : 0, nullptr);
@@ -658,11 +733,9 @@ void fork_start(void (*fn)(void*), void* data, unsigned requested, unsigned proc
   ts.ws_count = 0;
   ts.loop = LoopCursor{};
   if (!pl.partitions.empty()) {
-    ts.partition = pl.partitions[0];
     ts.place = pl.place_idx[0];
     bind_to(ts, pl.cpus[0]);
   }
-  ts.implicit = nullptr;
   init_implicit_task(ts, child, team);
   if (rt.settings.display_affinity) display_affinity_if_changed(ts);
   if (loop) loop_enter(*loop);
@@ -675,7 +748,7 @@ void join_end() {
   team->group_root->busy_workers.fetch_sub(team->reserved_workers, std::memory_order_acq_rel);
   team->reserved_workers = 0;
   team->in_use = false;
-  const std::vector<int> bound = pop_saved(ts);
+  const std::vector<int>& bound = pop_saved(ts);
   if (!bound.empty()) bind_to(ts, bound);  // back to the place it had in the enclosing team
 }
 
@@ -774,7 +847,7 @@ void wake_team_waiters(Team& team) {
 void run_as_initial_task(void (*fn)(void*), void* data, int thread_limit) {
   ThreadState& ts = this_thread();
   push_saved(ts);
-  const std::size_t depth = tls_saved.size() - 1;
+  const std::size_t depth = ts.fork_stack->depth - 1;
   while (ts.forked_teams.size() <= depth) ts.forked_teams.push_back(std::make_unique<Team>());
   Team* team = ts.forked_teams[depth].get();
   reset_team(*team, 1);

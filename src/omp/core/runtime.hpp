@@ -118,6 +118,9 @@ struct Team {
   int fork_fanout = 2;                   // the fork's wake-up tree: each thread wakes this many (runtime.cpp)
   std::atomic<int> join_parked{0};       // workers holding their join_parked token (runtime.cpp, worker_join)
   WorkShare ws[kWorkShareRing];
+  // Work shares the last region started (the highest sequence number + 1):
+  // the next region resets only those slots of the ring.
+  std::atomic<long> ws_started{kWorkShareRing};
   void* copyprivate = nullptr;
   std::atomic<bool> cancel_parallel{false};
   bool in_use = false;
@@ -155,6 +158,10 @@ struct ThreadState {
   std::vector<ThreadState*> last_workers;  // the workers this thread's last team used, by slot
   std::atomic<bool> idle{false};
   bool retire = false;   // set before a wake-up: the worker's OS thread ends (omp_pause_resource)
+  // What this thread keeps while it leads nested teams (runtime.cpp): saved
+  // enclosing states, spare implicit tasks, the last placements. Created on
+  // its first fork and, like the ThreadState, never freed.
+  struct ForkStack* fork_stack = nullptr;
 };
 
 inline constexpr std::uint32_t kWakeRun = 1, kWakeRecheck = 2, kWakeSleeping = 3;

@@ -27,6 +27,9 @@ WorkShare& ws_enter(ThreadState& ts, Init&& init) {
       if (w.id == -1 && w.next_id == id) {
         init(w);
         w.id = id;
+        long started = team.ws_started.load(std::memory_order_relaxed);
+        while (started < id + 1 && !team.ws_started.compare_exchange_weak(started, id + 1, std::memory_order_relaxed)) {
+        }
         return w;
       }
     }
