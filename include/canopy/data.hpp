@@ -213,6 +213,13 @@ DataEntry& data_entry(Data d);
 // a one-node machine. The home node follows the usual rule.
 void data_set_location_for_testing(Data d, const std::vector<std::size_t>& bytes_per_node);
 
+// Test seam (fault injection): while on, data_try_move_to_node asks the
+// kernel nothing and reports every touched whole page off the target node
+// as left, reason "refused for testing" (data_move_to_node then throws), as
+// when the kernel refuses, so that the callers' handling of refusals can be
+// tested wherever pages are not refused.
+void data_refuse_moves_for_testing(bool on);
+
 // Live handles right now (tests: nothing leaks).
 std::size_t data_live_count();
 

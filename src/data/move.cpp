@@ -18,6 +18,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
@@ -31,6 +32,8 @@
 
 namespace canopy {
 namespace {
+
+std::atomic<bool> refuse_for_testing{false};
 
 // Pages [first_page, first_page + count) of `nodes` touched and not on `node`.
 std::vector<std::size_t> pages_elsewhere(const std::vector<int>& nodes, std::size_t first_page, std::size_t count,
@@ -61,6 +64,15 @@ DataMoveResult data_try_move_to_node(Data d, int node) {
   const std::size_t whole = (last - first) / page;
   const std::vector<int> before = data_impl::query_page_nodes(e.ptr, e.bytes);
   const std::vector<std::size_t> was_elsewhere = pages_elsewhere(before, first_page, whole, node);
+  if (refuse_for_testing.load(std::memory_order_relaxed)) {
+    r.left = was_elsewhere.size();
+    if (r.left > 0) {
+      r.first_left = was_elsewhere.front();
+      r.first_left_node = before[r.first_left];
+      r.reason = "refused for testing";
+    }
+    return r;
+  }
   hwloc_bitmap_t set = hwloc_bitmap_alloc();
   if (!set) throw Error("data_move_to_node: out of memory", ErrorKind::System);
   hwloc_bitmap_set(set, static_cast<unsigned>(m.os_of_logical.at(node)));
@@ -113,5 +125,9 @@ std::size_t data_move_to_node(Data d, int node) {
                 ErrorKind::System);
   return r.moved;
 }
+
+namespace detail {
+void data_refuse_moves_for_testing(bool on) { refuse_for_testing.store(on, std::memory_order_relaxed); }
+}  // namespace detail
 
 }  // namespace canopy

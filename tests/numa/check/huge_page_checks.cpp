@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "canopy/data.hpp"
+#include "canopy/error.hpp"
 #include "canopy/runtime.hpp"
 #include "canopy/taskgraph.hpp"
 #include "numa_check.hpp"
@@ -35,18 +36,19 @@ std::string thp_mode() {
 }
 
 // A 2 MiB-aligned region of one huge page (when the kernel gives one),
-// touched by this thread, cut into 64 registered handles.
+// cut into 64 registered handles; touched by this thread, or left for the
+// tasks to touch first (as the applications' first run does).
 struct HugeRegion {
   void* map = MAP_FAILED;
   std::size_t map_bytes = 2 * kHuge;
   char* base = nullptr;
   std::vector<Data> handles;
-  HugeRegion() {
+  explicit HugeRegion(bool touch) {
     map = mmap(nullptr, map_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     numa_require(map != MAP_FAILED, "mmap of {} bytes failed", map_bytes);
     base = reinterpret_cast<char*>((reinterpret_cast<std::uintptr_t>(map) + kHuge - 1) / kHuge * kHuge);
     madvise(base, kHuge, MADV_HUGEPAGE);  // a refusal (THP never) leaves small pages: still a valid run
-    std::memset(base, 1, kHuge);
+    if (touch) std::memset(base, 1, kHuge);
     for (std::size_t off = 0; off < kHuge; off += kHandleBytes) handles.push_back(data_register(base + off, kHandleBytes));
   }
   ~HugeRegion() {
@@ -76,7 +78,7 @@ struct HugeRegion {
 }  // namespace
 
 CANOPY_NUMA_CHECK(huge_pages_try_move_moves_or_reports_every_page, 2) {
-  HugeRegion r;
+  HugeRegion r(true);
   const bool huge = HugeRegion::huge_backed(r.base);
   const int n = data_num_nodes();
   const std::size_t pages = kHandleBytes / data_page_size();
@@ -105,8 +107,7 @@ CANOPY_NUMA_CHECK(huge_pages_auto_graph_never_aborts, 2) {
   o.bind = BindMode::Core;
   Runtime rt(o);
   const int W = rt.num_workers();
-  HugeRegion r;
-  const bool huge = HugeRegion::huge_backed(r.base);
+  HugeRegion r(false);  // first touched by the tasks of the first run
   // Handle i written by chain i % W: neighbours in the huge page go to
   // different workers, so to different nodes.
   TaskGraph g;
@@ -120,13 +121,74 @@ CANOPY_NUMA_CHECK(huge_pages_auto_graph_never_aborts, 2) {
         ran.fetch_add(1);
       });
     }
-  for (int run = 0; run < 3; ++run) g.run(rt);  // observe + map (+ moves), then placed runs
+  g.run(rt);  // observed (first touch), then mapped: the moves
+  const bool huge = HugeRegion::huge_backed(r.base);
+  for (int run = 1; run < 3; ++run) g.run(rt);  // placed runs
   numa_require(ran.load() == 3 * 4 * static_cast<long>(r.handles.size()), "{} tasks ran", ran.load());
   const AffinityReport a = g.affinity_report();
   numa_require(a.mappings == 1, "{} mappings", a.mappings);
   for (std::size_t i = 0; i < kHuge; i += 64)
-    numa_require(r.base[i] == 1 + 3 * 4, "byte {} is {} after 3 runs of 4 increments each", i, int(r.base[i]));
-  numa_note(fmt::format("THP {}, {}huge-backed, {} workers: {} pages moved, {} pages of {} handles left ({})",
+    numa_require(r.base[i] == 3 * 4, "byte {} is {} after 3 runs of 4 increments each", i, int(r.base[i]));
+  numa_note(fmt::format("THP {}, {}huge-backed after the moves, {} workers: {} pages moved, {} pages of {} handles left ({})",
                         thp_mode(), huge ? "" : "not ", W, a.pages_moved, a.pages_left, a.handles_left,
                         a.move_refusal.empty() ? "no refusal" : a.move_refusal));
+}
+
+// Whatever the kernel does with huge pages, a refusal is simulated here
+// (the move layer's test seam): the automatic placement leaves every page
+// where it is, counts them, and the runs go on; the explicit call throws.
+CANOPY_NUMA_CHECK(huge_pages_refused_moves_are_counted_not_thrown, 2) {
+  RuntimeOptions o;
+  o.num_threads = 0;
+  o.bind = BindMode::Core;
+  Runtime rt(o);
+  const int W = rt.num_workers();
+  const std::size_t bytes = 8 * data_page_size();
+  std::vector<Data> h(static_cast<std::size_t>(W));
+  for (auto& d : h) {
+    d = data_allocate(bytes, DataPlacement::on_node(0));
+    std::memset(data_ptr(d), 0, bytes);
+  }
+  TaskGraph g;
+  g.set_affinity(AutoAffinity::Auto);
+  for (int k = 0; k < 8; ++k)
+    for (int c = 0; c < W; ++c) {
+      char* p = static_cast<char*>(data_ptr(h[c]));
+      g.add({read_write(h[c])}, [p, bytes] {
+        for (std::size_t i = 0; i < bytes; i += 64) p[i] = static_cast<char>(p[i] + 1);
+      });
+    }
+  struct Seam {
+    Seam() { detail::data_refuse_moves_for_testing(true); }
+    ~Seam() { detail::data_refuse_moves_for_testing(false); }
+  };
+  AffinityReport a;
+  std::size_t off_node = 0;
+  bool threw = false;
+  {
+    Seam seam;
+    g.run(rt);  // observed, mapped; every move refused
+    g.run(rt);
+    a = g.affinity_report();
+    const std::vector<int> workers = g.task_workers();
+    for (int c = 0; c < W; ++c)
+      if (rt.placement()[workers[c]].numa != 0) off_node += bytes / data_page_size();
+    try {
+      data_move_to_node(h[0], data_num_nodes() - 1);
+    } catch (const Error& e) {
+      threw = std::string(e.what()).find("refused for testing") != std::string::npos;
+    }
+  }
+  for (Data d : h) {
+    for (int pn : data_page_nodes(d)) numa_require(pn == 0, "a page is on node {}: a refused move moved it", pn);
+    numa_require(static_cast<const char*>(data_ptr(d))[0] == 16, "the tasks did not all run twice");
+    data_free(d);
+  }
+  numa_require(a.mappings == 1, "{} mappings", a.mappings);
+  numa_require(off_node > 0, "no chain was placed off node 0 (nothing to refuse)");
+  numa_require(a.pages_left == off_node, "{} pages reported left, {} should have moved", a.pages_left, off_node);
+  numa_require(a.pages_moved == 0, "{} pages reported moved", a.pages_moved);
+  numa_require(a.move_refusal.find("refused for testing") != std::string::npos, "refusal '{}'", a.move_refusal);
+  numa_require(threw, "data_move_to_node did not throw the refusal");
+  numa_note(fmt::format("{} pages of {} handles left: {}", a.pages_left, a.handles_left, a.move_refusal));
 }
