@@ -30,6 +30,7 @@
 #include <exception>
 #include <mutex>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "canopy/error.hpp"
@@ -81,6 +82,7 @@ struct TaskGraph::Impl {
   std::vector<int> placed;            // task -> worker, empty: none
   bool placed_by_auto = false;        // (else by apply(): automatic affinity leaves it)
   std::uint64_t mapped_version = 0;
+  std::uint64_t located_version = ~std::uint64_t{0};  // the pattern whose handles were located (locate_handles)
   detail::RuntimeCore* mapped_rt = nullptr;
   bool check_next = false;            // the run after a mapping measures locality
   bool observing = false;             // this run times tasks and notes workers
@@ -407,6 +409,25 @@ std::string percent_local(std::uint64_t local, std::uint64_t remote) {
                      static_cast<double>(all) / 1e6);
 }
 
+// Asks the kernel where the pages of the graph's handles are, for those
+// canopy has no location of yet (first-touch handles the tasks filled:
+// data_allocate cannot know where they will be, and nothing else asks), so
+// that the locality counts (CANOPY_STATS, the affinity report) see them.
+// Once per pattern, after a run, when a count needs it.
+void locate_handles(Impl& g) {
+  if (g.located_version == g.version) return;
+  g.located_version = g.version;
+  std::unordered_set<std::uint32_t> seen;
+  for (const detail::flow::RecAccess& a : g.recording.accesses) {
+    if (!seen.insert(a.index).second) continue;
+    try {
+      if (data_home_node(a.data()) < 0) data_refresh_location(a.data());
+    } catch (const Error&) {
+      // freed since it was recorded
+    }
+  }
+}
+
 std::atomic<int> graph_serials{0};
 
 // CPU time of the calling thread: what the mapping itself costs, whatever
@@ -502,6 +523,7 @@ void TaskGraph::run_in(TaskGroup& group) {
     g.check_next = false;
     std::rethrow_exception(std::exchange(g.error, nullptr));
   }
+  if (g.observing || rt->options.stats) locate_handles(g);
   if (!g.observing) return;
   g.observing = false;
   g.have_durations = true;
