@@ -76,6 +76,12 @@ struct AffinityReport {
   double map_cpu_seconds = 0;    // the same in CPU time of the thread that mapped
   double move_seconds = 0;       // the last one: moving handles' pages
   std::uint64_t pages_moved = 0; // by the last one
+  // Pages the last one could not move (the kernel refused: e.g. a huge
+  // page shared with another handle) and left where they were, the handles
+  // they belong to, and the first refusal ("#52 to node 0: mbind: ...").
+  std::uint64_t pages_left = 0;
+  std::uint64_t handles_left = 0;
+  std::string move_refusal;
   // Bytes the tasks accessed on the NUMA node of the worker that ran them,
   // and on other nodes, in the observed run before the placement and in
   // the first run after it (as far as canopy knows where the pages are).

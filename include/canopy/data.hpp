@@ -133,11 +133,26 @@ DataPlacementReport data_placement_report(Data d);
 // Moves the region's whole pages to logical NUMA node `node` (the pages it
 // shares with a neighbour stay where they are) and binds them there, so
 // that pages not touched yet go there too; then checks page by page that
-// every touched whole page is on `node` (else canopy::Error, kind System)
-// and refreshes the handle's location. Returns the pages that were
-// elsewhere before. A node outside 0 .. data_num_nodes()-1 is an error. The
-// handle's data_placement() is not changed. (Automatic affinity calls it.)
+// every touched whole page is on `node` (else canopy::Error, kind System,
+// naming how many stayed, where, and the kernel's reason) and refreshes the
+// handle's location. Returns the pages that were elsewhere before. A node
+// outside 0 .. data_num_nodes()-1 is an error. The handle's
+// data_placement() is not changed.
 std::size_t data_move_to_node(Data d, int node);
+
+// What data_try_move_to_node did.
+struct DataMoveResult {
+  std::size_t moved = 0;        // whole pages that were on another node and are on `node` now
+  std::size_t left = 0;         // touched whole pages the kernel would not move (still elsewhere)
+  std::size_t first_left = 0;   // the first of those (index in data_page_nodes), when left > 0
+  int first_left_node = -1;     // and its node
+  std::string reason;           // the kernel's refusal, when it gave one (e.g. "mbind: Input/output error")
+};
+// data_move_to_node that moves what the kernel lets it move and reports the
+// rest instead of throwing (automatic affinity uses it: an optimisation that
+// cannot move a page leaves it where it is). Still an error: a bad handle or
+// node, or a kernel that cannot tell where pages are.
+DataMoveResult data_try_move_to_node(Data d, int node);
 
 // Throws canopy::Error (kind System) naming the handle, its placement, the
 // number of misplaced pages and the first of them with the nodes asked for
@@ -197,6 +212,13 @@ DataEntry& data_entry(Data d);
 // machine's node count), so that owner-computes and affinity can be tested on
 // a one-node machine. The home node follows the usual rule.
 void data_set_location_for_testing(Data d, const std::vector<std::size_t>& bytes_per_node);
+
+// Test seam (fault injection): while on, data_try_move_to_node asks the
+// kernel nothing and reports every touched whole page off the target node
+// as left, reason "refused for testing" (data_move_to_node then throws), as
+// when the kernel refuses, so that the callers' handling of refusals can be
+// tested wherever pages are not refused.
+void data_refuse_moves_for_testing(bool on);
 
 // Live handles right now (tests: nothing leaks).
 std::size_t data_live_count();

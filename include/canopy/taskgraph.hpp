@@ -107,7 +107,10 @@ class TaskGraph {
   // from the next run on, task t runs on worker placement_workers(rt, p)[t]
   // (a loose hint; a task's own Affinity wins), and each handle the graph
   // writes has its pages moved to the NUMA node of the worker whose tasks
-  // write most of it (data_move_to_node; handles freed since are skipped).
+  // write most of it, a handle it only reads to that of the worker reading
+  // at least half of it (data_try_move_to_node: pages the kernel will not
+  // move stay and are counted in affinity_report(); handles freed since
+  // are skipped).
   // Throws canopy::Error when p does not have one PU per task, or the
   // graph is running. A placement applied by hand stays until
   // clear_placement(); automatic affinity does not replace it.

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <new>
 #include <string>
@@ -151,6 +152,38 @@ void* allocate_bound(std::size_t alloc, const DataPlacement& p) {
   return ptr;
 }
 
+// Transparent huge page size (hpage_pmd_size), 0 when the kernel has none.
+std::size_t huge_page_size() {
+  static const std::size_t size = [] {
+    std::size_t v = 0;
+    if (std::FILE* f = std::fopen("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size", "r")) {
+      unsigned long long x = 0;
+      if (std::fscanf(f, "%llu", &x) == 1) v = static_cast<std::size_t>(x);
+      std::fclose(f);
+    }
+    return v;
+  }();
+  return size;
+}
+
+// canopy places data handle by handle, and a huge page is on one node: a
+// huge page holding the end of one handle and the start of the next (small
+// allocations side by side in one mapping, THP "always") could not follow
+// both, and the kernel refuses to move part of it. So the parts of an
+// allocation that do not fill a whole huge page of their own get small
+// pages; a large handle keeps huge pages in its middle. Before the first
+// touch. A refusal (no THP in this kernel) changes nothing: ignored.
+void keep_huge_pages_inside(void* ptr, std::size_t alloc) {
+  const std::size_t huge = huge_page_size();
+  if (huge == 0 || (huge & (huge - 1)) != 0) return;
+  const auto begin = reinterpret_cast<std::uintptr_t>(ptr);
+  const std::uintptr_t end = begin + alloc;
+  const std::uintptr_t head_end = std::min(end, (begin + huge - 1) / huge * huge);
+  const std::uintptr_t tail_begin = std::max(head_end, end / huge * huge);
+  if (head_end > begin) madvise(ptr, head_end - begin, MADV_NOHUGEPAGE);
+  if (end > tail_begin) madvise(reinterpret_cast<void*>(tail_begin), end - tail_begin, MADV_NOHUGEPAGE);
+}
+
 }  // namespace
 
 int data_num_nodes() { return data_impl::machine().num_nodes; }
@@ -165,6 +198,7 @@ Data data_allocate(std::size_t bytes, DataPlacement placement) {
     throw Error(fmt::format("data_allocate of {} bytes: larger than the address space", bytes));
   const std::size_t alloc = (bytes + page - 1) / page * page;
   void* ptr = allocate_bound(alloc, placement);
+  keep_huge_pages_inside(ptr, alloc);
   data_impl::NewEntry e;
   e.ptr = ptr;
   e.bytes = bytes;

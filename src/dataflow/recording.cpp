@@ -121,48 +121,72 @@ TaskMatrix build_task_matrix(const Recording& r, bool cyclic, std::vector<double
   return m;
 }
 
+namespace {
+
+// Bytes per worker, and the last worker, of one kind of access to a handle.
+struct Votes {
+  std::vector<std::pair<int, std::uint64_t>> per_worker;  // (worker, bytes)
+  std::uint64_t total = 0;
+  int last = -1;
+  void add(int w, std::uint64_t bytes) {
+    auto pw = std::find_if(per_worker.begin(), per_worker.end(), [w](const auto& p) { return p.first == w; });
+    if (pw == per_worker.end())
+      per_worker.emplace_back(w, bytes);
+    else
+      pw->second += bytes;
+    total += bytes;
+    last = w;
+  }
+  // The worker with the most bytes (ties: the last one's), and its bytes.
+  std::pair<int, std::uint64_t> best() const {
+    int b = last;
+    std::uint64_t bytes = 0;
+    for (const auto& [w, n] : per_worker)
+      if (w == last) bytes = n;
+    for (const auto& [w, n] : per_worker)
+      if (n > bytes) {
+        b = w;
+        bytes = n;
+      }
+    return {b, bytes};
+  }
+};
+
+}  // namespace
+
 std::vector<HandleWriter> handle_writers(const Recording& r, const std::vector<int>& task_worker) {
-  struct Votes {
+  struct HandleVotes {
     Data data;
-    std::vector<std::pair<int, std::uint64_t>> per_worker;  // (worker, bytes written)
-    int last = -1;
+    Votes writes, reads;
   };
-  std::unordered_map<std::uint64_t, Votes> votes;
+  std::unordered_map<std::uint64_t, HandleVotes> votes;
   std::vector<std::uint64_t> order;  // first-seen order: the result is deterministic
   for (std::size_t t = 0; t < r.tasks() && t < task_worker.size(); ++t) {
     const int w = task_worker[t];
     if (w < 0) continue;
     for (std::uint32_t k = r.begin[t]; k < r.begin[t + 1]; ++k) {
       const RecAccess& a = r.accesses[k];
-      if (!a.writes) continue;
       auto [it, fresh] = votes.try_emplace(key_of(a));
       if (fresh) {
         it->second.data = a.data();
         order.push_back(key_of(a));
       }
-      Votes& v = it->second;
-      auto pw = std::find_if(v.per_worker.begin(), v.per_worker.end(), [w](const auto& p) { return p.first == w; });
-      if (pw == v.per_worker.end())
-        v.per_worker.emplace_back(w, a.bytes);
-      else
-        pw->second += a.bytes;
-      v.last = w;
+      (a.writes ? it->second.writes : it->second.reads).add(w, a.bytes);
     }
   }
   std::vector<HandleWriter> out;
   out.reserve(order.size());
   for (std::uint64_t key : order) {
-    const Votes& v = votes[key];
-    int best = v.last;
-    std::uint64_t best_bytes = 0;
-    for (const auto& [w, b] : v.per_worker)
-      if (w == v.last) best_bytes = b;
-    for (const auto& [w, b] : v.per_worker)
-      if (b > best_bytes) {
-        best = w;
-        best_bytes = b;
-      }
-    out.push_back(HandleWriter{v.data, best});
+    const HandleVotes& v = votes[key];
+    if (v.writes.total > 0) {
+      out.push_back(HandleWriter{v.data, v.writes.best().first});
+      continue;
+    }
+    // Read only (a table, coefficients): with the worker that reads at
+    // least half of it; read evenly by more, it stays where it is (no node
+    // is better than the others for it).
+    const auto [w, bytes] = v.reads.best();
+    if (2 * bytes >= v.reads.total) out.push_back(HandleWriter{v.data, w});
   }
   return out;
 }

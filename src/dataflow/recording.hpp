@@ -55,8 +55,11 @@ TaskMatrix build_task_matrix(const Recording& r, bool cyclic, std::vector<double
 // "t3: r#1 w#2 rw#4" (handles by registry index).
 std::string task_label(const Recording& r, std::size_t task);
 
-// For each handle some recorded task writes: the worker whose tasks write
-// most of its bytes (ties: the last writer's); `task_worker` from a placement.
+// Where each handle's pages should go, from a placement (`task_worker`):
+// a handle some recorded task writes, the worker whose tasks write most of
+// its bytes (ties: the last writer's); a handle the tasks only read, the
+// worker whose tasks read most of it when they read at least half of its
+// read bytes (else it is not listed: read evenly by several, it stays).
 struct HandleWriter {
   Data data;
   int worker = -1;

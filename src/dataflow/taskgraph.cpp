@@ -30,6 +30,7 @@
 #include <exception>
 #include <mutex>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "canopy/error.hpp"
@@ -81,6 +82,7 @@ struct TaskGraph::Impl {
   std::vector<int> placed;            // task -> worker, empty: none
   bool placed_by_auto = false;        // (else by apply(): automatic affinity leaves it)
   std::uint64_t mapped_version = 0;
+  std::uint64_t located_version = ~std::uint64_t{0};  // the pattern whose handles were located (locate_handles)
   detail::RuntimeCore* mapped_rt = nullptr;
   bool check_next = false;            // the run after a mapping measures locality
   bool observing = false;             // this run times tasks and notes workers
@@ -148,6 +150,34 @@ inline void invoke_observed(Impl* g, const Task& t, std::uint32_t i) {
   g->ran_on[i] = detail::tls_worker ? detail::tls_worker->index : -1;
 }
 
+// Counts task i's bytes for the worker that ran it, on its NUMA node and
+// elsewhere, as the data-flow release path counts a submitted task's
+// (Runtime::stats, the CANOPY_STATS table): a replay runs its tasks
+// without that path. The worker is the only writer of its counters.
+void count_locality(const Impl* g, std::uint32_t i) {
+  detail::Worker* w = detail::tls_worker;
+  if (!w) return;
+  const int nodes = detail::flow::machine_nodes(w->rt);
+  const int node = nodes == 1 ? 0 : w->machine_node;
+  const detail::flow::Recording& rec = g->recording;
+  std::uint64_t local = 0, remote = 0;
+  for (std::uint32_t k = rec.begin[i]; k < rec.begin[i + 1]; ++k) {
+    const detail::DataEntry* e = nullptr;
+    try {
+      e = &detail::data_entry(rec.accesses[k].data());
+    } catch (const Error&) {
+      continue;  // freed since it was recorded
+    }
+    std::uint64_t l = 0, r = 0;
+    detail::flow::access_locality(nodes, e, node, &l, &r);
+    local += l;
+    remote += r;
+  }
+  w->bytes_local.store(w->bytes_local.load(std::memory_order_relaxed) + local, std::memory_order_relaxed);
+  if (remote)
+    w->bytes_remote.store(w->bytes_remote.load(std::memory_order_relaxed) + remote, std::memory_order_relaxed);
+}
+
 // May successor s run next on this worker, without a trip through a deque?
 inline bool runs_next_here(const Impl* g, std::uint32_t s) {
   if (g->tasks[s].affinity.kind != Affinity::Kind::None) return false;
@@ -171,6 +201,7 @@ void execute(Impl* g, TaskGroup* group, std::uint32_t i) {
         g->note_error(std::current_exception());
         failed = true;
       }
+      if (!failed) count_locality(g, i);
     }
     std::uint32_t next = kNone;
     const std::uint32_t end = g->succ_begin[i + 1];
@@ -378,6 +409,25 @@ std::string percent_local(std::uint64_t local, std::uint64_t remote) {
                      static_cast<double>(all) / 1e6);
 }
 
+// Asks the kernel where the pages of the graph's handles are, for those
+// canopy has no location of yet (first-touch handles the tasks filled:
+// data_allocate cannot know where they will be, and nothing else asks), so
+// that the locality counts (CANOPY_STATS, the affinity report) see them.
+// Once per pattern, after a run, when a count needs it.
+void locate_handles(Impl& g) {
+  if (g.located_version == g.version) return;
+  g.located_version = g.version;
+  std::unordered_set<std::uint32_t> seen;
+  for (const detail::flow::RecAccess& a : g.recording.accesses) {
+    if (!seen.insert(a.index).second) continue;
+    try {
+      if (data_home_node(a.data()) < 0) data_refresh_location(a.data());
+    } catch (const Error&) {
+      // freed since it was recorded
+    }
+  }
+}
+
 std::atomic<int> graph_serials{0};
 
 // CPU time of the calling thread: what the mapping itself costs, whatever
@@ -389,12 +439,17 @@ double thread_cpu_seconds() {
 }
 
 // Moves each written handle to the node of the worker that writes most of
-// it; returns the pages moved (a one-node machine, or a runtime on a
-// machine that is not this one, moves nothing).
-std::uint64_t move_handles(detail::RuntimeCore* rt, const Impl& g) {
+// it; sets the report's pages moved and pages left where they were (a
+// one-node machine, or a runtime on a machine that is not this one, moves
+// nothing). Pages the kernel will not move stay where they are: an
+// optimisation never aborts the program (data_try_move_to_node).
+void move_handles(detail::RuntimeCore* rt, Impl& g) {
+  g.report.pages_moved = 0;
+  g.report.pages_left = 0;
+  g.report.handles_left = 0;
+  g.report.move_refusal.clear();
   const int nodes = data_num_nodes();
-  if (nodes < 2 || !rt->topology || !rt->topology->is_this_machine()) return 0;
-  std::uint64_t moved = 0;
+  if (nodes < 2 || !rt->topology || !rt->topology->is_this_machine()) return;
   for (const detail::flow::HandleWriter& hw : detail::flow::handle_writers(g.recording, g.placed)) {
     if (hw.worker < 0 || hw.worker >= rt->num_workers) continue;
     const int node = rt->slots[hw.worker]->machine_node;
@@ -404,9 +459,16 @@ std::uint64_t move_handles(detail::RuntimeCore* rt, const Impl& g) {
     } catch (const Error&) {
       continue;  // freed since it was recorded
     }
-    moved += data_move_to_node(hw.data, node);
+    const DataMoveResult r = data_try_move_to_node(hw.data, node);
+    g.report.pages_moved += r.moved;
+    if (r.left > 0) {
+      g.report.pages_left += r.left;
+      ++g.report.handles_left;
+      if (g.report.move_refusal.empty())
+        g.report.move_refusal = fmt::format("#{} to node {}: {}", hw.data.index, node,
+                                            r.reason.empty() ? "pages stayed" : r.reason);
+    }
   }
-  return moved;
 }
 
 }  // namespace
@@ -461,6 +523,7 @@ void TaskGraph::run_in(TaskGroup& group) {
     g.check_next = false;
     std::rethrow_exception(std::exchange(g.error, nullptr));
   }
+  if (g.observing || rt->options.stats) locate_handles(g);
   if (!g.observing) return;
   g.observing = false;
   g.have_durations = true;
@@ -487,7 +550,7 @@ void TaskGraph::run_in(TaskGroup& group) {
   g.placed_by_auto = true;
   g.mapped_version = g.version;
   g.mapped_rt = rt;
-  g.report.pages_moved = move_handles(rt, g);
+  move_handles(rt, g);
   const auto t2 = std::chrono::steady_clock::now();
   g.report.map_seconds = std::chrono::duration<double>(t1 - t0).count();
   g.report.move_seconds = std::chrono::duration<double>(t2 - t1).count();
@@ -497,8 +560,11 @@ void TaskGraph::run_in(TaskGroup& group) {
   if (g.serial == 0) g.serial = graph_serials.fetch_add(1, std::memory_order_relaxed) + 1;
   if (rt->options.display_affinity) {
     std::string text = fmt::format(
-        "canopy affinity: task graph {}: {} tasks on {} workers, policy {}, mapped in {:.2f} ms, {} pages moved\n",
-        g.serial, n, rt->num_workers, p.policy, g.report.map_seconds * 1e3, g.report.pages_moved);
+        "canopy affinity: task graph {}: {} tasks on {} workers, policy {}, mapped in {:.2f} ms, {} pages moved{}\n",
+        g.serial, n, rt->num_workers, p.policy, g.report.map_seconds * 1e3, g.report.pages_moved,
+        g.report.pages_left == 0 ? std::string()
+                                 : fmt::format(", {} pages of {} handles left where they were (first: {})",
+                                               g.report.pages_left, g.report.handles_left, g.report.move_refusal));
     text += detail::flow::describe_placement(rt, m, p);
     std::fputs(text.c_str(), stderr);
   }
@@ -532,7 +598,7 @@ void TaskGraph::apply(Runtime& rt, const Placement& p) {
   g.placed = std::move(workers);
   g.placed_by_auto = false;
   g.check_next = false;
-  g.report.pages_moved = move_handles(rt.core(), g);
+  move_handles(rt.core(), g);
 }
 
 void TaskGraph::clear_placement() {

@@ -186,9 +186,28 @@ TEST(AutoAffinityPlacement, HandlesGoToTheWorkerThatWritesMost) {
   r.add_task(&a1, 1);  // task 2 updates #1
   r.add_task(&b0, 1);  // task 3 only reads #2
   const auto w = canopy::detail::flow::handle_writers(r, {0, 1, 1, 0});
-  ASSERT_EQ(w.size(), 1u);  // #2 is never written: left where it is
+  ASSERT_EQ(w.size(), 2u);
   EXPECT_EQ(w[0].data.index, 1u);
   EXPECT_EQ(w[0].worker, 1);  // 200 bytes written by worker 1's tasks, 100 by worker 0's
+  EXPECT_EQ(w[1].data.index, 2u);  // never written: with its only reader
+  EXPECT_EQ(w[1].worker, 0);
+}
+
+TEST(AutoAffinityPlacement, ReadOnlyHandlesGoWithTheirMainReaderOnly) {
+  using canopy::detail::flow::Recording;
+  using canopy::detail::flow::RecAccess;
+  Recording r;
+  const RecAccess c{3, 1, 80, true, false}, t{4, 1, 60, true, false};
+  r.add_task(&c, 1);  // #3: read twice by worker 2, once by worker 1
+  r.add_task(&c, 1);
+  r.add_task(&c, 1);
+  r.add_task(&t, 1);  // #4: read once by each of workers 0, 1, 2
+  r.add_task(&t, 1);
+  r.add_task(&t, 1);
+  const auto w = canopy::detail::flow::handle_writers(r, {2, 1, 2, 0, 1, 2});
+  ASSERT_EQ(w.size(), 1u);  // #4 read evenly by three: stays where it is
+  EXPECT_EQ(w[0].data.index, 3u);
+  EXPECT_EQ(w[0].worker, 2);
 }
 
 TEST(AutoAffinityApply, TasksRunWhereTheyArePlacedUnlessStolen) {

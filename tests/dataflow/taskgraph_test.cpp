@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "canopy/error.hpp"
+#include "canopy/topology.hpp"
 #include "random_graph.hpp"
 #include "test_util.hpp"
 
@@ -214,4 +215,56 @@ TEST(DataflowTaskGraphCallables, BigOnesWorkAndEveryOneIsDestroyedOnce) {
   }
   EXPECT_EQ(sum.load(), 3 * 10 * 101);
   EXPECT_EQ(token.use_count(), 1);
+}
+
+// A replay runs its tasks without the data-flow release path, which is what
+// counts a task's bytes for its worker (Runtime::stats, CANOPY_STATS): the
+// graph counts them itself. One worker on node 0 of a synthetic two-node
+// machine, one handle on each node.
+TEST(DataflowTaskGraphStats, ReplaysCountLocalAndRemoteBytes) {
+  Runtime rt(options(1), canopy::Topology::from_synthetic("numa:2 core:1 pu:1"));
+  Handles h(2, 4096);
+  canopy::detail::data_set_location_for_testing(h[0], {0, 4096});  // node 1: remote
+  canopy::detail::data_set_location_for_testing(h[1], {4096, 0});  // node 0: local
+  TaskGraph g;
+  int ran = 0;
+  g.add({canopy::read(h[0]), canopy::write(h[1])}, [&] { ++ran; });
+  g.add({canopy::read(h[1])}, [&] { ++ran; });
+  for (int r = 0; r < 3; ++r) g.run(rt);
+  EXPECT_EQ(ran, 6);
+  std::uint64_t local = 0, remote = 0;
+  for (const canopy::WorkerStats& s : rt.stats()) {
+    local += s.bytes_local;
+    remote += s.bytes_remote;
+  }
+  EXPECT_EQ(local, 3u * 2 * 4096);
+  EXPECT_EQ(remote, 3u * 4096);
+}
+
+// First-touch handles filled by the graph's own tasks have no location
+// until someone asks the kernel: with CANOPY_STATS (or automatic affinity)
+// the graph asks after its first run, so the following runs' bytes count.
+TEST(DataflowTaskGraphStats, FirstTouchHandlesAreLocatedAfterTheFirstRun) {
+  canopy::RuntimeOptions o = options(1);
+  o.stats = true;
+  Runtime rt(o);
+  const std::size_t bytes = 2 * canopy::data_page_size();
+  canopy::Data d = canopy::data_allocate(bytes);
+  EXPECT_LT(canopy::data_home_node(d), 0);  // not touched: nowhere yet
+  TaskGraph g;
+  char* p = static_cast<char*>(canopy::data_ptr(d));
+  g.add({canopy::write(d)}, [p, bytes] {
+    for (std::size_t i = 0; i < bytes; i += 64) p[i] = 1;
+  });
+  g.run(rt);
+  EXPECT_GE(canopy::data_home_node(d), 0);  // located
+  auto total = [&] {
+    std::uint64_t t = 0;
+    for (const canopy::WorkerStats& s : rt.stats()) t += s.bytes_local + s.bytes_remote;
+    return t;
+  };
+  const std::uint64_t after_first = total();
+  g.run(rt);
+  EXPECT_EQ(total() - after_first, bytes);
+  canopy::data_free(d);
 }
