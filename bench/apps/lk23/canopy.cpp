@@ -12,28 +12,15 @@
 #include <canopy/runtime.hpp>
 #include <canopy/taskgraph.hpp>
 
-#include <cstring>
 #include <vector>
 
 #include "lk23/lk23.hpp"
-#include "locality.hpp"
-
-namespace {
-
-void record(canopy::Data d) { apps::locality_record(canopy::data_ptr(d), canopy::data_size(d)); }
-
-}  // namespace
+#include "canopy_app.hpp"
 
 int main(int argc, char** argv) {
-  bool use_submit = false;
-  std::vector<char*> rest;
-  for (int i = 0; i < argc; ++i) {
-    if (i > 0 && !std::strcmp(argv[i], "--submit"))
-      use_submit = true;
-    else
-      rest.push_back(argv[i]);
-  }
-  const apps::Args a = apps::parse_args(static_cast<int>(rest.size()), rest.data());
+  const apps::CanopyArgs args = apps::parse_canopy_args(argc, argv);
+  const apps::Args& a = args.common;
+  const bool use_submit = args.use_submit;
   const apps::lk23::Config c = apps::lk23::config(a, argv[0]);
   const char* impl = use_submit ? "canopy-submit" : "canopy";
   canopy::RuntimeOptions o = canopy::RuntimeOptions::from_env();
@@ -67,7 +54,7 @@ int main(int argc, char** argv) {
         add(acc, [&c, &ptr, bi, bj, old = in[k], nw = out[k], cf = coef[k], up, down, left, right] {
           if (apps::locality_enabled())
             for (canopy::Data d : {old, cf, nw, up, down, left, right})
-              if (d) record(d);
+              if (d) apps::record(d);
           auto p = [&ptr](canopy::Data d) -> const double* { return d ? ptr(d) : nullptr; };
           apps::lk23::update_block(c, bi, bj, ptr(old), p(up), p(down), p(left), p(right), ptr(cf), ptr(nw));
         });

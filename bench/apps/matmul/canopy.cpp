@@ -12,29 +12,21 @@
 #include <canopy/runtime.hpp>
 #include <canopy/taskgraph.hpp>
 
-#include <cstring>
 #include <vector>
 
-#include "locality.hpp"
+#include "canopy_app.hpp"
 #include "matmul/matmul.hpp"
 
 namespace {
 
-void record(canopy::Data d) { apps::locality_record(canopy::data_ptr(d), canopy::data_size(d)); }
 double* ptr(canopy::Data d) { return static_cast<double*>(canopy::data_ptr(d)); }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool use_submit = false;
-  std::vector<char*> rest;
-  for (int i = 0; i < argc; ++i) {
-    if (i > 0 && !std::strcmp(argv[i], "--submit"))
-      use_submit = true;
-    else
-      rest.push_back(argv[i]);
-  }
-  const apps::Args a = apps::parse_args(static_cast<int>(rest.size()), rest.data());
+  const apps::CanopyArgs args = apps::parse_canopy_args(argc, argv);
+  const apps::Args& a = args.common;
+  const bool use_submit = args.use_submit;
   const apps::matmul::Config c = apps::matmul::config(a, argv[0]);
   if (c.p % 2 != 0) {
     std::fprintf(stderr, "%s: %ld row blocks: the ring needs an even count (B comes back after p steps)\n", argv[0],
@@ -65,7 +57,7 @@ int main(int argc, char** argv) {
         add({canopy::read(at[i * p + k]), canopy::read(cur[i]), canopy::read_write(cr[i])},
             [&c, s, ta = at[i * p + k], b = cur[i], ci = cr[i]] {
               if (apps::locality_enabled())
-                for (canopy::Data d : {ta, b, ci}) record(d);
+                for (canopy::Data d : {ta, b, ci}) apps::record(d);
               apps::matmul::multiply(c, ptr(ta), ptr(b), ptr(ci), s > 0);
             });
       }
@@ -73,7 +65,7 @@ int main(int argc, char** argv) {
         add({canopy::read(cur[(i + 1) % p]), canopy::write(next[i])},
             [from = cur[(i + 1) % p], to = next[i]] {
               if (apps::locality_enabled())
-                for (canopy::Data d : {from, to}) record(d);
+                for (canopy::Data d : {from, to}) apps::record(d);
               std::memcpy(ptr(to), ptr(from), canopy::data_size(to));
             });
     }
