@@ -25,16 +25,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-int canopy_omp_is_canopy(void) __attribute__((weak));
+#include "omp_check.h"
 const char* canopy_omp_alloc_error(void) __attribute__((weak));
 
-#define CHECK(c)                                                            \
-  do {                                                                      \
-    if (!(c)) {                                                             \
-      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); \
-      exit(1);                                                              \
-    }                                                                       \
-  } while (0)
 
 #define ALIGNED(p, a) ((((uintptr_t)(p)) & ((a)-1)) == 0)
 #define HEADER 32 /* canopy's block header, as libgomp's (core/alloc_memory.hpp) */

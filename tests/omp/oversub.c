@@ -10,15 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-int canopy_omp_is_canopy(void) __attribute__((weak));
+#include "omp_check.h"
 
-#define CHECK(c)                                                            \
-  do {                                                                      \
-    if (!(c)) {                                                             \
-      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); \
-      exit(1);                                                              \
-    }                                                                       \
-  } while (0)
 
 #define MAXT 64
 

@@ -11,8 +11,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-int canopy_omp_is_canopy(void) __attribute__((weak));
-#define CHECK(c) do { if (!(c)) { fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); exit(1); } } while (0)
+#include "omp_check.h"
 
 /* Spin until *flag != 0; false after `seconds` (the scheduling under test
    would have deadlocked). */

@@ -4,8 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-int canopy_omp_is_canopy(void) __attribute__((weak));
-#define CHECK(c) do { if (!(c)) { fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); exit(1); } } while (0)
+#include "omp_check.h"
 
 static long fib(int n) {
   if (n < 2) return n;
