@@ -407,16 +407,24 @@ void worker_join(ThreadState& ts) {
   if (team->left.fetch_add(1, std::memory_order_acq_rel) + 1 == n - 1) wake_event_sleepers(*team);
 }
 
+// Clears worker w's join_parked token (true -> false) if it holds one: the
+// caller then owns the worker's next step (see "Whoever clears join_parked").
+bool take_join_token(Team& team, ThreadState& w) {
+  bool parked = true;
+  if (!w.join_parked.load(std::memory_order_seq_cst) ||
+      !w.join_parked.compare_exchange_strong(parked, false, std::memory_order_acq_rel))
+    return false;
+  team.join_parked.fetch_sub(1, std::memory_order_acq_rel);
+  return true;
+}
+
 // The primary's side of parking: once the region is over, every worker
 // still holding its join_parked token has left (it sleeps on its pool word).
 void claim_parked_workers(Team& team) {
   std::atomic_thread_fence(std::memory_order_seq_cst);
   for (int i = 1; i < team.nthreads; ++i) {
     ThreadState* w = team.threads[i];
-    bool parked = true;
-    if (w->join_parked.load(std::memory_order_seq_cst) &&
-        w->join_parked.compare_exchange_strong(parked, false, std::memory_order_acq_rel)) {
-      team.join_parked.fetch_sub(1, std::memory_order_acq_rel);
+    if (take_join_token(team, *w)) {
       w->team = nullptr;
       w->task = nullptr;
       team.left.fetch_add(1, std::memory_order_acq_rel);
@@ -834,12 +842,7 @@ void wake_team_waiters(Team& team) {
     std::atomic_thread_fence(std::memory_order_seq_cst);
     for (int i = 1; i < team.nthreads; ++i) {
       ThreadState* w = team.threads[i];
-      bool parked = true;
-      if (w->join_parked.load(std::memory_order_seq_cst) &&
-          w->join_parked.compare_exchange_strong(parked, false, std::memory_order_acq_rel)) {
-        team.join_parked.fetch_sub(1, std::memory_order_acq_rel);
-        post_wake(*w, kWakeRecheck);
-      }
+      if (take_join_token(team, *w)) post_wake(*w, kWakeRecheck);
     }
   }
 }
