@@ -21,7 +21,7 @@ static void check_loop_hits(const char* what) {
 }
 
 int main(void) {
-  CHECK(canopy_omp_is_canopy && canopy_omp_is_canopy());
+  CHECK_CANOPY();
   for (int nt = 1; nt <= 8; nt *= 2) {
     int count = 0;
 #pragma omp parallel num_threads(nt)

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include "omp_check.h"
 int main(void) {
-  CHECK(canopy_omp_is_canopy && canopy_omp_is_canopy());
+  CHECK_CANOPY();
   /* doacross: a[i][j] depends on a[i-1][j] and a[i][j-1]; unsigned because
      the far corner's binomials overflow (wrapping is defined for unsigned) */
   static unsigned a[64][64];

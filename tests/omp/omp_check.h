@@ -17,4 +17,8 @@ int canopy_omp_is_canopy(void) __attribute__((weak));
     }                                                                       \
   } while (0)
 
+/* The runtime under test is canopy's, unless OMP_TEST_ANY_RUNTIME is set
+   (the same program run on libgomp or libomp, for comparison). */
+#define CHECK_CANOPY() CHECK(getenv("OMP_TEST_ANY_RUNTIME") || (canopy_omp_is_canopy && canopy_omp_is_canopy()))
+
 #endif

@@ -168,7 +168,7 @@ static void cancel_at_barrier(int nt) {
 }
 
 int main(void) {
-  CHECK(canopy_omp_is_canopy && canopy_omp_is_canopy());
+  CHECK_CANOPY();
   const int nt = omp_get_max_threads() > MAXT ? MAXT : omp_get_max_threads();
   printf("oversub: %d threads on %d CPUs\n", nt, omp_get_num_procs());
   barrier_phases(nt, 2000);

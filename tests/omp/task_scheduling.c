@@ -200,7 +200,7 @@ static void many(long n) {
 }
 
 int main(void) {
-  CHECK(canopy_omp_is_canopy && canopy_omp_is_canopy());
+  CHECK_CANOPY();
   /* CANOPY_OMP_TEST_SMALL: smaller sizes (the ThreadSanitizer run) */
   const int small = getenv("CANOPY_OMP_TEST_SMALL") != NULL;
   CHECK(omp_get_max_task_priority() >= 5);

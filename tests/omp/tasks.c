@@ -18,7 +18,7 @@ static long fib(int n) {
 }
 
 int main(void) {
-  CHECK(canopy_omp_is_canopy && canopy_omp_is_canopy());
+  CHECK_CANOPY();
   for (int nt = 1; nt <= 8; nt *= 2) {
     /* CANOPY_OMP_TEST_SMALL: a smaller tree (the ThreadSanitizer run) */
     const int small = getenv("CANOPY_OMP_TEST_SMALL") != NULL;

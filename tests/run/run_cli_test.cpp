@@ -117,6 +117,10 @@ std::vector<OmpProgram> omp_programs() {
 #ifdef CANOPY_OMP_WHERE_FORTRAN
   p.push_back({"gfortran_canopy", CANOPY_OMP_WHERE_FORTRAN, "canopy", " --runtime canopy"});
 #endif
+  // The clang-built program (libomp.so.5, the __kmpc_* ABI) on canopy's runtime.
+#ifdef CANOPY_OMP_WHERE_LIBOMP
+  p.push_back({"libomp_canopy", CANOPY_OMP_WHERE_LIBOMP, "canopy", " --runtime canopy"});
+#endif
 #endif
   return p;
 }

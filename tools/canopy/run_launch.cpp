@@ -31,11 +31,14 @@ Runtime parse_runtime(const std::string& name) {
 }
 
 std::string omp_runtime_dir(const char* env_dir, const std::string& executable) {
-  auto holds_runtime = [](const std::string& dir) { return ::access((dir + "/libgomp.so.1").c_str(), R_OK) == 0; };
+  // Both names: GCC-compiled programs look for libgomp.so.1, clang-compiled ones for libomp.so.5.
+  auto holds_runtime = [](const std::string& dir) {
+    return ::access((dir + "/libgomp.so.1").c_str(), R_OK) == 0 && ::access((dir + "/libomp.so.5").c_str(), R_OK) == 0;
+  };
   if (env_dir && *env_dir) {
     if (!holds_runtime(env_dir))
       throw Error(fmt::format("CANOPY_OMP_DIR='{}': expected a directory holding canopy's OpenMP runtime as "
-                              "libgomp.so.1, found none there",
+                              "libgomp.so.1 and libomp.so.5, found neither or one of them there",
                               env_dir));
     return env_dir;
   }
@@ -43,8 +46,8 @@ std::string omp_runtime_dir(const char* env_dir, const std::string& executable) 
   const std::string bindir = slash == std::string::npos ? "." : executable.substr(0, slash);
   const std::string dir = bindir + "/../lib/canopy-omp";
   if (!holds_runtime(dir))
-    throw Error(fmt::format("--runtime canopy: canopy's OpenMP runtime (libgomp.so.1) is not in {} (build it with "
-                            "'make', or set CANOPY_OMP_DIR to the directory that holds it)",
+    throw Error(fmt::format("--runtime canopy: canopy's OpenMP runtime (libgomp.so.1 and libomp.so.5) is not in {} "
+                            "(build it with 'make', or set CANOPY_OMP_DIR to the directory that holds it)",
                             dir));
   return dir;
 }

@@ -2,6 +2,7 @@
 // pool (idle workers parked on a futex, reused across parallel regions),
 // placement of a new team's threads, fork/join and the team barrier.
 #include "runtime.hpp"
+#include "one_runtime.hpp"
 
 #include <canopy/binding.hpp>
 #include <canopy/topology.hpp>
@@ -113,6 +114,7 @@ void bind_to(ThreadState& ts, const std::vector<int>& cpus) {
 void* worker_main(void* arg);
 
 ThreadState* new_worker() {
+  check_one_runtime();  // a runtime dlopen'ed since the last check would get threads of its own too
   auto* ts = new ThreadState;
   ts->is_worker = true;
   Runtime& rt = runtime();
@@ -532,6 +534,7 @@ void reset_team(Team& t, int n) {
   t.ws_started.store(0, std::memory_order_relaxed);
   t.copyprivate = nullptr;
   t.cancel_parallel.store(false, std::memory_order_relaxed);
+  t.cancel_static_loop.store(false, std::memory_order_relaxed);
   t.has_initial_loop = false;
   ensure_task_queue(t);
 }
@@ -774,6 +777,7 @@ bool barrier_wait(Team& team, bool cancellable) {
   if (n == 1) {
     while (team_pending_tasks(team) > 0)
       if (!run_one_task(team)) cpu_relax();
+    if (team.cancel_static_loop.load(std::memory_order_relaxed)) team.cancel_static_loop.store(false, std::memory_order_relaxed);
     return cancellable && team.cancel_parallel.load();
   }
   const std::uint32_t gen = b.generation.load(std::memory_order_acquire);
@@ -787,6 +791,8 @@ bool barrier_wait(Team& team, bool cancellable) {
     if (b.arrived.load(std::memory_order_acquire) == n && team_pending_tasks(team) == 0) {
       std::uint32_t expected = n;
       if (b.arrived.compare_exchange_strong(expected, 0, std::memory_order_acq_rel)) {
+        if (team.cancel_static_loop.load(std::memory_order_relaxed))
+          team.cancel_static_loop.store(false, std::memory_order_relaxed);
         b.generation.store(gen + 1, std::memory_order_release);
         b.event.fetch_add(1, std::memory_order_seq_cst);
         if (b.sleepers.load(std::memory_order_seq_cst) > 0) futex_wake(b.event, -1);

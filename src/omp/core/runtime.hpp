@@ -123,6 +123,10 @@ struct Team {
   std::atomic<long> ws_started{kWorkShareRing};
   void* copyprivate = nullptr;
   std::atomic<bool> cancel_parallel{false};
+  // cancel for / sections of a loop without a work share (libomp's static
+  // schedules are computed by each thread alone): cleared by the barrier
+  // that ends the construct, by the last thread to arrive (none is looking).
+  std::atomic<bool> cancel_static_loop{false};
   bool in_use = false;
   std::unique_ptr<struct TaskQueue> tasks;  // deferred tasks of this team (tasks.hpp)
   void (*fn)(void*) = nullptr;

@@ -7,6 +7,7 @@
 
 #include "../core/runtime.hpp"
 #include "../core/tasks.hpp"
+#include "../core/cancel.hpp"
 #include "../core/workshare.hpp"
 #include "abi.hpp"
 
@@ -14,7 +15,6 @@ using namespace canopy::omp;
 
 namespace {
 std::mutex g_critical, g_atomic;
-constexpr int kCancelParallel = 1, kCancelLoop = 2, kCancelSections = 4, kCancelTaskgroup = 8;
 }  // namespace
 
 CANOPY_GOMP void GOMP_barrier() { team_barrier(); }
@@ -53,34 +53,8 @@ CANOPY_GOMP void GOMP_ordered_end() { ordered_end(); }
 // here (ended by GOMP_workshare_task_reduction_unregister).
 CANOPY_GOMP void GOMP_scope_start(uintptr_t* reductions) { scope_enter(reductions); }
 
-CANOPY_GOMP bool GOMP_cancellation_point(int which) {
-  if (!runtime().settings.cancellation) return false;
-  ThreadState& ts = this_thread();
-  if (ts.team->cancel_parallel.load(std::memory_order_acquire)) return true;
-  if (which & (kCancelLoop | kCancelSections)) return ts.loop.ws && ts.loop.ws->cancelled.load(std::memory_order_acquire);
-  if (which & kCancelTaskgroup) {
-    TaskGroup* g = ts.task->member_of ? ts.task->member_of : ts.task->group;
-    return g && g->is_cancelled();
-  }
-  return false;
-}
-
-CANOPY_GOMP bool GOMP_cancel(int which, bool do_cancel) {
-  if (!runtime().settings.cancellation) return false;
-  if (!do_cancel) return GOMP_cancellation_point(which);
-  ThreadState& ts = this_thread();
-  if (which & kCancelParallel) {
-    ts.team->cancel_parallel.store(true, std::memory_order_release);
-    wake_team_waiters(*ts.team);
-  } else if (which & (kCancelLoop | kCancelSections)) {
-    if (ts.loop.ws) ts.loop.ws->cancelled.store(true, std::memory_order_release);
-  } else if (which & kCancelTaskgroup) {
-    TaskGroup* g = ts.task->group ? ts.task->group : ts.task->member_of;
-    if (g && g->workshare && g->outer) g = g->outer;  // a work share's reduction group: the enclosing taskgroup
-    if (g) g->cancelled.store(true, std::memory_order_release);
-  }
-  return true;
-}
+CANOPY_GOMP bool GOMP_cancellation_point(int which) { return cancellation_point(which); }
+CANOPY_GOMP bool GOMP_cancel(int which, bool do_cancel) { return do_cancel ? cancel(which) : cancellation_point(which); }
 
 // The error directive at(execution). The text is libgomp's, word for word
 // (programs and GCC's test suite match it): a newline, then "libgomp: error
