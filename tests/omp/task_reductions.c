@@ -20,7 +20,10 @@ int main(void) {
 #pragma omp single
 #pragma omp taskgroup task_reduction(+: s, d) task_reduction(*: p)
     for (long i = 0; i < n; ++i) {
-#pragma omp task in_reduction(+: s, d) firstprivate(i)
+      /* p in the outer task's in_reduction too: clang 14 passes a wrong
+         address for an item a nested task reduces but its parent task only
+         shares (libomp crashes as well). */
+#pragma omp task in_reduction(+: s, d) in_reduction(*: p) firstprivate(i)
       {
         s += i;
         d += 0.5;

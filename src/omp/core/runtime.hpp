@@ -129,6 +129,11 @@ struct Team {
   std::atomic<bool> cancel_static_loop{false};
   bool in_use = false;
   std::unique_ptr<struct TaskQueue> tasks;  // deferred tasks of this team (tasks.hpp)
+  // The libomp ABI's task reductions with the task modifier, one per kind
+  // (0 parallel, 1 work share), shared by the team's threads, and how many
+  // threads have finished with them (kmp/task_reduction.cpp).
+  std::atomic<void*> kmp_task_red[2] = {nullptr, nullptr};
+  std::atomic<int> kmp_task_red_done[2] = {0, 0};
   void (*fn)(void*) = nullptr;
   void* data = nullptr;
   bool has_initial_loop = false;
@@ -202,6 +207,13 @@ void join_end();
 // threads (so their threadprivate data goes with them); the next regions
 // start new ones. Returns how many were released.
 int release_idle_workers();
+
+// The teams construct on the host: `num_teams` teams (0: nteams-var, else
+// 1) of one initial thread each, run one after another on the caller, each
+// seeing its team number (omp_get_team_num) and thread_limit (0:
+// teams-thread-limit-var). A league of concurrent initial threads is not
+// done: the teams share the caller's thread.
+void host_teams(void (*fn)(void*), void* data, unsigned num_teams, unsigned thread_limit);
 
 void wake_team_waiters(Team& team);  // new tasks or a worker leaving: wake sleepers
 // Runs fn(data) as a new initial task in a team of one at level 0 (the host

@@ -53,7 +53,7 @@ namespace canopy::omp {
 
 namespace {
 
-constexpr unsigned kFlagFinal = 2, kFlagDepend = 8, kFlagDetach = 1u << 13;
+constexpr unsigned kFlagFinal = kTaskFlagFinal, kFlagDepend = kTaskFlagDepend, kFlagDetach = kTaskFlagDetach;
 // Tasks a thread's deque may hold before the thread runs new ones at once.
 constexpr std::int64_t kMaxQueued = 256;
 
@@ -387,20 +387,14 @@ int team_pending_tasks(Team& team) { return team.tasks ? team.tasks->pending.loa
 
 bool run_one_task(Team& team) { return run_task_within(this_thread(), team, nullptr); }
 
-void task_create(const TaskSpec& spec) {
-  ThreadState& ts = this_thread();
+namespace {
+
+// The first half of task_create: the Task and its copy of the data, not
+// yet visible to anyone.
+Task* prepare_task(ThreadState& ts, const TaskSpec& spec, bool copy) {
   Team& team = *ts.team;
   Task* parent = ts.task;
-  // A cancelled parallel region or taskgroup starts no new task.
-  if (team.cancel_parallel.load(std::memory_order_relaxed) || (parent->group && parent->group->is_cancelled()))
-    return;
   const bool detach = (spec.flags & kFlagDetach) != 0;
-  // A team of one runs tasks at once, except detached ones: their event may be
-  // fulfilled by a task created later, so waiting for them here could hang.
-  const bool undeferred = !spec.if_clause || parent->final_task || (team.nthreads == 1 && !detach);
-  // An undeferred task without a copy constructor uses the creator's data
-  // (the creator waits); any other task gets its own copy.
-  const bool copy = !(undeferred && !spec.set_bounds && !spec.cpyfn);
   char* storage = nullptr;
   Task* t = new_task(copy ? std::max<long>(spec.arg_size, spec.set_bounds ? 16 : 1) : 0, spec.arg_align, &storage);
   t->icvs = parent->icvs;
@@ -412,12 +406,11 @@ void task_create(const TaskSpec& spec) {
   t->final_task = parent->final_task || (spec.flags & kFlagFinal);
   t->priority = spec.priority;
   t->fn = spec.fn;
-  t->undeferred = undeferred;
   t->completion_left.store(detach ? 2 : 1, std::memory_order_relaxed);
   // The event handle goes where the detach argument points and into the
   // first word of the compiler's data (GCC puts the task's firstprivate
   // copy of the handle first), before the data is copied, as libgomp does.
-  if (detach) {
+  if (detach && spec.detach) {
     *static_cast<void**>(spec.detach) = t;
     if (spec.data) *static_cast<void**>(spec.data) = t;
   }
@@ -425,7 +418,7 @@ void task_create(const TaskSpec& spec) {
     if (spec.cpyfn) {
       spec.cpyfn(storage, spec.data);
       t->copied = true;
-    } else if (spec.arg_size > 0) {
+    } else if (spec.arg_size > 0 && spec.data) {
       std::memcpy(storage, spec.data, spec.arg_size);
     }
     if (spec.set_bounds) {
@@ -436,6 +429,16 @@ void task_create(const TaskSpec& spec) {
   } else {
     t->arg = spec.data;
   }
+  return t;
+}
+
+// The second half: run it now, or queue it (after its dependences).
+// `undeferred`: the creator runs it (if(0), final, a team of one).
+void submit_task(ThreadState& ts, Task* t, const TaskSpec& spec, bool undeferred) {
+  Team& team = *ts.team;
+  Task* parent = ts.task;
+  const bool detach = (spec.flags & kFlagDetach) != 0;
+  t->undeferred = undeferred;
   const bool has_deps = (spec.flags & kFlagDepend) && spec.depend;
   // Throttle: a thread that already holds kMaxQueued tasks in its deque
   // runs a new plain task at once (its creator's child: allowed by the
@@ -475,6 +478,69 @@ void task_create(const TaskSpec& spec) {
     make_ready(&ts, t);
   }
   release(t);
+}
+
+bool creation_cancelled(const ThreadState& ts) {
+  // A cancelled parallel region or taskgroup starts no new task.
+  return ts.team->cancel_parallel.load(std::memory_order_relaxed) ||
+         (ts.task->group && ts.task->group->is_cancelled());
+}
+
+bool runs_undeferred(const ThreadState& ts, const TaskSpec& spec) {
+  // A team of one runs tasks at once, except detached ones: their event may be
+  // fulfilled by a task created later, so waiting for them here could hang.
+  return !spec.if_clause || ts.task->final_task ||
+         (ts.team->nthreads == 1 && !(spec.flags & kFlagDetach));
+}
+
+}  // namespace
+
+void task_create(const TaskSpec& spec) {
+  ThreadState& ts = this_thread();
+  if (creation_cancelled(ts)) return;
+  const bool undeferred = runs_undeferred(ts, spec);
+  // An undeferred task without a copy constructor uses the creator's data
+  // (the creator waits); any other task gets its own copy.
+  const bool copy = !(undeferred && !spec.set_bounds && !spec.cpyfn);
+  Task* t = prepare_task(ts, spec, copy);
+  submit_task(ts, t, spec, undeferred);
+}
+
+Task* task_alloc(const TaskSpec& spec, void** data) {
+  ThreadState& ts = this_thread();
+  Task* t = prepare_task(ts, spec, true);
+  *data = t->arg;
+  return t;
+}
+
+void task_submit(Task* t, const TaskSpec& spec) {
+  ThreadState& ts = this_thread();
+  if (creation_cancelled(ts)) {
+    release(t);  // never visible to anyone: freed here
+    return;
+  }
+  submit_task(ts, t, spec, runs_undeferred(ts, spec));
+}
+
+void task_discard(Task* t) { release(t); }
+
+void task_begin_inline(Task* t) {
+  ThreadState& ts = this_thread();
+  t->undeferred = true;
+  t->counted = false;
+  ts.task = t;
+  t->mark = ts.team == t->team ? t->team->tasks->deques[ts.num]->bottom() : 0;
+}
+
+void task_end_inline(Task* t) {
+  ThreadState& ts = this_thread();
+  ts.task = t->parent;
+  if (t->completion_left.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+    finish(&ts, t);
+    return;
+  }
+  // Detached: complete when its event is fulfilled; an undeferred task's creator waits for that.
+  help_until([&] { return t->completion_left.load(std::memory_order_acquire) == 0; });
 }
 
 void taskwait() {

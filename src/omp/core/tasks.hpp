@@ -29,6 +29,7 @@ struct TaskGroup {
   // task_reduction_register): inherited from the enclosing group.
   std::uintptr_t* reductions = nullptr;
   bool workshare = false;  // a work share's task-reduction group: cancel taskgroup means the enclosing one
+  void* kmp_reductions = nullptr;  // the libomp ABI's task reductions of this group (kmp/task_reduction.cpp)
   bool is_cancelled() const {
     return cancelled.load(std::memory_order_acquire) ||
            (workshare && outer && outer->cancelled.load(std::memory_order_acquire));
@@ -127,6 +128,9 @@ struct TaskQueue {
   std::vector<Victims> victims;
 };
 
+// TaskSpec::flags bits (GCC's GOMP_TASK_FLAG_* values; the kmp layer converts libomp's).
+constexpr unsigned kTaskFlagFinal = 2, kTaskFlagDepend = 8, kTaskFlagDetach = 1u << 13;
+
 struct TaskSpec {
   void (*fn)(void*) = nullptr;
   void* data = nullptr;
@@ -142,6 +146,22 @@ struct TaskSpec {
 };
 
 void task_create(const TaskSpec& spec);
+// task_create in two halves, for an ABI whose compiler fills the task's data
+// in after the runtime allocated it (libomp's __kmpc_omp_task_alloc, then
+// __kmpc_omp_task): task_alloc returns the task with spec.arg_size bytes of
+// data (aligned to spec.arg_align, copied from spec.data when given) at
+// *data; task_submit queues or runs it as task_create would (spec's
+// if_clause, depend; its flags must be those given to task_alloc);
+// task_discard frees one never submitted. A detached task's event handle is
+// the Task itself.
+Task* task_alloc(const TaskSpec& spec, void** data);
+void task_submit(Task* t, const TaskSpec& spec);
+void task_discard(Task* t);
+// An allocated task whose body the caller runs itself, undeferred
+// (libomp's __kmpc_omp_task_begin_if0 / __kmpc_omp_task_complete_if0): it is
+// the current task in between; the end waits for a detached task's event.
+void task_begin_inline(Task* t);
+void task_end_inline(Task* t);
 void taskwait();
 void taskwait_depend(void** depend);
 void taskyield();

@@ -64,21 +64,7 @@ int canopy_omp_num_teams() {
 
 CANOPY_GOMP void GOMP_teams_reg(void (*fn)(void*), void* data, unsigned num_teams, unsigned thread_limit, unsigned flags) {
   (void)flags;
-  const Settings& s = runtime().settings;
-  if (num_teams == 0) num_teams = s.num_teams > 0 ? static_cast<unsigned>(s.num_teams) : 1;
-  if (thread_limit == 0 && s.teams_thread_limit > 0) thread_limit = static_cast<unsigned>(s.teams_thread_limit);
-  Icvs saved = current_icvs();
-  if (thread_limit) current_icvs().thread_limit = static_cast<int>(thread_limit);
-  Team& league = *this_thread().team;
-  const int saved_num = league.team_num, saved_count = league.num_teams;
-  league.num_teams = static_cast<int>(num_teams);
-  for (unsigned t = 0; t < num_teams; ++t) {
-    league.team_num = static_cast<int>(t);
-    fn(data);
-  }
-  league.team_num = saved_num;
-  league.num_teams = saved_count;
-  current_icvs() = saved;
+  host_teams(fn, data, num_teams, thread_limit);
 }
 
 // Teams inside a target region on the host (the fallback): GCC loops while

@@ -108,10 +108,42 @@ void static_init(int nth, int tid, kmp_int32 schedtype, kmp_int32* plast, T* plo
   }
 }
 
+// distribute schedules split the loop among the league's teams, the others among the team's threads.
 template <class T, class ST>
 void for_static_init(kmp_int32 schedtype, kmp_int32* plast, T* plower, T* pupper, ST* pstride, ST incr, ST chunk) {
   const ThreadState& ts = this_thread();
-  static_init(ts.team->nthreads, ts.num, schedtype, plast, plower, pupper, pstride, incr, chunk);
+  const int sched = schedtype & ~kModifiers;
+  if (sched == kDistributeStatic || sched == kDistributeStaticChunked)
+    static_init(ts.team->num_teams, ts.team->team_num, schedtype, plast, plower, pupper, pstride, incr, chunk);
+  else
+    static_init(ts.team->nthreads, ts.num, schedtype, plast, plower, pupper, pstride, incr, chunk);
+}
+
+// distribute parallel for in one call: the team's block of the loop
+// (*pupperD its upper bound), then the calling thread's part of it.
+template <class T, class ST>
+void dist_for_static_init(kmp_int32 schedule, kmp_int32* plast, T* plower, T* pupper, T* pupperD, ST* pstride,
+                          ST incr, ST chunk) {
+  const ThreadState& ts = this_thread();
+  kmp_int32 team_last = 0;
+  ST team_stride = 0;
+  static_init(ts.team->num_teams, ts.team->team_num, kStatic, &team_last, plower, pupper, &team_stride, incr, ST(0));
+  if (pupperD) *pupperD = *pupper;
+  if (trip_count(*plower, *pupper, incr) == 0) {
+    if (plast) *plast = 0;
+    *pstride = incr;
+    return;
+  }
+  kmp_int32 thread_last = 0;
+  static_init(ts.team->nthreads, ts.num, schedule, &thread_last, plower, pupper, pstride, incr, chunk);
+  if (plast) *plast = team_last && thread_last;
+}
+
+// dist_schedule(static, chunk) in the libomp ABI: the team's first chunk and the stride between its chunks.
+template <class T, class ST>
+void team_static_init(kmp_int32* p_last, T* p_lb, T* p_ub, ST* p_st, ST incr, ST chunk) {
+  const ThreadState& ts = this_thread();
+  static_init(ts.team->num_teams, ts.team->team_num, kDistributeStaticChunked, p_last, p_lb, p_ub, p_st, incr, chunk);
 }
 
 template <class T, class ST>
@@ -132,6 +164,15 @@ void dispatch_init(kmp_int32 schedule, T lb, T ub, ST st, ST chunk) {
   }
   loop_begin(loop_spec(trip_count(lb, ub, st), kind, c, ordered, static_cast<std::uint64_t>(static_cast<U<T>>(lb)),
                        static_cast<std::uint64_t>(static_cast<std::int64_t>(st))));
+}
+
+// distribute parallel for with a dynamic schedule: the team's block, then dispatch over it.
+template <class T, class ST>
+void dist_dispatch_init(kmp_int32 schedule, kmp_int32* p_last, T lb, T ub, ST st, ST chunk) {
+  const ThreadState& ts = this_thread();
+  ST team_stride = 0;
+  static_init(ts.team->num_teams, ts.team->team_num, kStatic, p_last, &lb, &ub, &team_stride, st, ST(0));
+  dispatch_init(schedule, lb, ub, st, chunk);
 }
 
 template <class T, class ST>
@@ -164,6 +205,19 @@ int dispatch_next(kmp_int32* p_last, T* p_lb, T* p_ub, ST* p_st) {
   CANOPY_KMP int __kmpc_dispatch_next_##SUFFIX(ident_t*, kmp_int32, kmp_int32* p_last, T* p_lb, T* p_ub,          \
                                                ST* p_st) {                                                        \
     return dispatch_next(p_last, p_lb, p_ub, p_st);                                                               \
+  }                                                                                                               \
+  CANOPY_KMP void __kmpc_dist_for_static_init_##SUFFIX(ident_t*, kmp_int32, kmp_int32 schedule, kmp_int32* plast,  \
+                                                       T* plower, T* pupper, T* pupperD, ST* pstride, ST incr,    \
+                                                       ST chunk) {                                                \
+    dist_for_static_init(schedule, plast, plower, pupper, pupperD, pstride, incr, chunk);                         \
+  }                                                                                                               \
+  CANOPY_KMP void __kmpc_team_static_init_##SUFFIX(ident_t*, kmp_int32, kmp_int32* p_last, T* p_lb, T* p_ub,       \
+                                                   ST* p_st, ST incr, ST chunk) {                                 \
+    team_static_init(p_last, p_lb, p_ub, p_st, incr, chunk);                                                      \
+  }                                                                                                               \
+  CANOPY_KMP void __kmpc_dist_dispatch_init_##SUFFIX(ident_t*, kmp_int32, kmp_int32 schedule, kmp_int32* p_last,    \
+                                                     T lb, T ub, ST st, ST chunk) {                               \
+    dist_dispatch_init(schedule, p_last, lb, ub, st, chunk);                                                      \
   }                                                                                                               \
   /* Ordered turns pass per chunk (core/workshare.cpp): nothing to do per iteration. */                           \
   CANOPY_KMP void __kmpc_dispatch_fini_##SUFFIX(ident_t*, kmp_int32) {}

@@ -1,6 +1,7 @@
 // Fork/join entry points of the libomp ABI: __kmpc_fork_call (the outlined
 // function gets &gtid, &thread number, then the captured variables), the
 // clauses pushed before it, serialized regions (`if(0)`), thread queries.
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cstdarg>
@@ -87,6 +88,33 @@ CANOPY_KMP void __kmpc_fork_call(ident_t*, kmp_int32 argc, Microtask fn, ...) {
   p.proc_bind = 0;
   Region r{fn, argc, args};
   fork_join(run_microtask, &r, n, bind);
+}
+
+// teams on the host (core host_teams: one team after another on the caller).
+CANOPY_KMP void __kmpc_fork_teams(ident_t*, kmp_int32 argc, Microtask fn, ...) {
+  if (argc < 0 || argc > kMaxArgs)
+    fatal("__kmpc_fork_teams: a teams region capturing %d variables (canopy passes at most %d)", argc, kMaxArgs);
+  void* args[kMaxArgs];
+  va_list ap;
+  va_start(ap, fn);
+  for (int i = 0; i < argc; ++i) args[i] = va_arg(ap, void*);
+  va_end(ap);
+  Pushed& p = kmp_thread().pushed;
+  const int teams = p.num_teams, limit = p.teams_thread_limit;
+  p.num_teams = p.teams_thread_limit = 0;
+  Region r{fn, argc, args};
+  host_teams(run_microtask, &r, static_cast<unsigned>(teams), static_cast<unsigned>(limit));
+}
+CANOPY_KMP void __kmpc_push_num_teams(ident_t*, kmp_int32, kmp_int32 num_teams, kmp_int32 num_threads) {
+  Pushed& p = kmp_thread().pushed;
+  p.num_teams = std::max(0, num_teams);
+  p.teams_thread_limit = std::max(0, num_threads);
+}
+// num_teams(lower: upper): as many as the upper bound (the teams run one after another).
+CANOPY_KMP void __kmpc_push_num_teams_51(ident_t*, kmp_int32, kmp_int32, kmp_int32 num_teams_ub, kmp_int32 num_threads) {
+  Pushed& p = kmp_thread().pushed;
+  p.num_teams = std::max(0, num_teams_ub);
+  p.teams_thread_limit = std::max(0, num_threads);
 }
 
 CANOPY_KMP void __kmpc_push_num_threads(ident_t*, kmp_int32, kmp_int32 num_threads) {
