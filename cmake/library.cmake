@@ -10,6 +10,8 @@
 file(GLOB_RECURSE CANOPY_SOURCES CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/src/*.cpp)
 # src/omp/ is the OpenMP runtime: its own shared library (libgomp ABI), never part of libcanopy.
 list(FILTER CANOPY_SOURCES EXCLUDE REGEX "/src/omp/")
+# src/profile/preload/ is the sampler loaded into profiled programs (libcanopy-profile.so).
+list(FILTER CANOPY_SOURCES EXCLUDE REGEX "/src/profile/preload/")
 
 # What libcanopy.so exports is exactly what include/ declares: the objects are
 # built with -fvisibility=hidden and a force-included prologue that includes

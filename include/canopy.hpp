@@ -1,6 +1,6 @@
 // canopy: the umbrella header of the C++ API. It includes every public
 // header of include/canopy/ (detail/ is not API): the topology, matrices,
-// placement engine, policies and cost model, output formats, binding, the
+// placement engine, policies and cost model, output formats, binding, profiling (profile.hpp), the
 // task runtime and affinity hints, data handles, data-flow tasks and task
 // graphs. tests/headers checks that none is left out and that each of them,
 // this one included, compiles alone.
@@ -18,6 +18,7 @@
 #include "canopy/helpers.hpp"
 #include "canopy/mapping.hpp"
 #include "canopy/placement.hpp"
+#include "canopy/profile.hpp"
 #include "canopy/runtime.hpp"
 #include "canopy/taskgraph.hpp"
 #include "canopy/topology.hpp"

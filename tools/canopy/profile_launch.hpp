@@ -1,0 +1,49 @@
+// Running a program under the profiling library (libcanopy-profile.so,
+// LD_PRELOAD) and turning what it wrote into a SharingProfile: shared by
+// `canopy profile` and `canopy run --matrix auto`.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "canopy/profile.hpp"
+
+namespace canopy::profiling {
+
+// libcanopy-profile.so: $CANOPY_PROFILE_LIB when set, else beside this
+// canopy executable's libraries (<bindir>/../lib). Throws canopy::Error
+// naming where it looked when it is not there.
+std::string library_path(const char* env_lib, const std::string& executable);
+
+struct LaunchOptions {
+  std::string library;
+  double duration_s = 0;          // > 0: stop sampling after this many seconds (the program runs on)
+  unsigned period_us = 1000;      // sampling period, thread CPU time
+  unsigned max_samples = 1 << 16; // per thread, before the buffer halves its rate
+};
+
+// What a profiled run left: the program's exit status (128 + N when killed
+// by signal N) and the samples of its process images.
+struct Run {
+  int status = 0;
+  int pid = 0;
+  std::vector<ProfiledProcess> main;         // the program's own pid, one per image (exec), in order
+  std::vector<std::string> other_processes;  // forked children: "pid N: T threads, S samples"
+  std::vector<std::string> unreadable;       // files that could not be read, with why
+};
+
+// Starts `program` (a path, see run::find_program) with the library
+// preloaded, waits for it (SIGTERM/SIGHUP are passed on to it) and reads
+// its samples. Throws canopy::Error when it cannot be started.
+Run run_profiled(const std::string& program, const std::vector<std::string>& argv, const LaunchOptions& opt);
+
+// The image whose samples make the matrix: the last one of the program's pid
+// that has samples (a shell script that execs the program: the program), or
+// the last one. nullptr when there is none.
+const ProfiledProcess* chosen_image(const Run& r);
+
+// One line for stderr that says what was observed and how: threads,
+// samples, shared regions, the numbering, the timer, and why hardware
+// sampling was not used.
+std::string summary(const ProfiledProcess& p, const SharingProfile& s, const SharingOptions& opt);
+
+}  // namespace canopy::profiling
