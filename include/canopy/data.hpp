@@ -88,13 +88,27 @@ int data_num_nodes();
 std::size_t data_page_size();
 
 // The node holding most of the region's bytes at the last look (register,
-// allocate or data_refresh_location), -1 when no page of it has been touched
-// yet. Ties go to the lowest node.
+// allocate, data_refresh_location, or canopy learning a first-touch
+// location, see below), -1 when no page of it has been touched yet. Ties go
+// to the lowest node. When the last look found pages not touched yet, this
+// call looks again first (first-touch learning).
 int data_home_node(Data d);
 // Bytes of the region on each node at the last look (data_num_nodes()
 // entries, more only after detail::data_set_location_for_testing named more
-// nodes; bytes of untouched pages are in none of them).
+// nodes; bytes of untouched pages are in none of them). Looks again first
+// when the last look found pages not touched yet, as data_home_node.
 std::vector<std::size_t> data_bytes_per_node(Data d);
+
+// What the data layer did since the process started (CANOPY_STATS prints it):
+// first-touch learning (docs/groups-memory.md) and migrations.
+struct DataStats {
+  std::uint64_t looks = 0;           // kernel looks taken to learn an incomplete location
+  std::uint64_t learned = 0;         // of those, looks that found a handle's first pages (home node -1 -> known)
+  std::uint64_t pages_migrated = 0;  // pages canopy moved to another node (data_move_to_node and friends)
+  std::uint64_t bytes_migrated = 0;  // the same in bytes
+  std::uint64_t pages_not_moved = 0; // pages canopy asked to move that the kernel left where they were
+};
+DataStats data_stats();
 // Asks the kernel again where each page is (pages may have been touched or
 // moved since) and updates the home node and the bytes per node.
 void data_refresh_location(Data d);
@@ -194,6 +208,19 @@ struct alignas(64) DataEntry {
   bool owned = false;           // allocated by data_allocate (freed by data_free)
   DataPlacement placement{};
   std::size_t alloc_bytes = 0;  // what was allocated (whole pages) when owned
+  std::uint32_t index = 0;      // Data::index of this slot (fixed), so learning can name the handle
+
+  // First-touch learning (src/data/learn.cpp). Bytes of the region that
+  // were on no node at the last look (pages not touched yet); 0 means the
+  // location is complete and is never looked at again except by a refresh
+  // or a migration. Written with the location (registry mutex), read
+  // lock-free.
+  std::atomic<std::size_t> unplaced{0};
+  // The earliest time (steady clock, ns) a hot path may look again;
+  // kLearnBusy while one thread is looking. Raced for with a CAS.
+  std::atomic<std::int64_t> next_look_ns{0};
+  // Looks in a row that found nothing new (the wait before the next grows).
+  std::atomic<std::uint32_t> idle_looks{0};
 
   // Bytes of the region on node n at the last look, 0 for a node outside
   // [0, kDataMaxNodes).
@@ -201,6 +228,25 @@ struct alignas(64) DataEntry {
     return (n >= 0 && n < kDataMaxNodes) ? node_bytes[n].load(std::memory_order_relaxed) : 0;
   }
 };
+
+// First-touch learning: when the entry's last look left bytes on no node
+// (a first-touch region not fully written yet), asks the kernel again where
+// its pages are, at most once per interval per handle (1 ms, doubling up
+// to 64 ms while looks find nothing new) and by one thread at a time;
+// otherwise does nothing. Never throws (a handle freed meanwhile is left
+// alone). The runtime calls it where it needs a handle's node: resolving
+// Affinity::near, owner computes, the locality counts of a finished task.
+void data_learn_location(DataEntry& e, bool force = false) noexcept;
+inline void data_learn_if_unplaced(DataEntry& e) noexcept {
+  if (e.unplaced.load(std::memory_order_relaxed) != 0) [[unlikely]]
+    data_learn_location(e);
+}
+// data_learn_location at a given time (tests drive the clock); `force`
+// ignores the interval (data_home_node, data_bytes_per_node).
+void data_learn_location_at(DataEntry& e, std::int64_t now_ns, bool force) noexcept;
+inline constexpr std::int64_t kLearnBusy = INT64_MAX;
+inline constexpr std::int64_t kLearnFirstWaitNs = 1'000'000;
+inline constexpr std::uint32_t kLearnMaxDoublings = 6;
 
 // O(1), lock-free: the entry of a live handle. Throws canopy::Error
 // "null data handle" or "data handle #<index> used after data_free" (also

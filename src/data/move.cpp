@@ -28,6 +28,7 @@
 #include "canopy/data.hpp"
 #include "canopy/error.hpp"
 #include "data/machine.hpp"
+#include "data/learn.hpp"
 #include "data/registry.hpp"
 
 namespace canopy {
@@ -111,6 +112,7 @@ DataMoveResult data_try_move_to_node(Data d, int node) {
     r.first_left = left.front();
     r.first_left_node = after[left.front()];
   }
+  data_impl::count_migration(r.moved, page, r.left);
   data_refresh_location(d);
   return r;
 }

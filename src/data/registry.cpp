@@ -59,8 +59,14 @@ detail::DataEntry* slot_of(Registry& r, std::uint32_t index) {
 }
 
 void store_location(detail::DataEntry& e, const std::vector<std::size_t>& node_bytes) {
-  for (int i = 0; i < detail::kDataMaxNodes; ++i)
-    e.node_bytes[i].store(i < static_cast<int>(node_bytes.size()) ? node_bytes[i] : 0, std::memory_order_relaxed);
+  std::size_t placed = 0;
+  for (int i = 0; i < detail::kDataMaxNodes; ++i) {
+    const std::size_t b = i < static_cast<int>(node_bytes.size()) ? node_bytes[i] : 0;
+    e.node_bytes[i].store(b, std::memory_order_relaxed);
+    placed += b;
+  }
+  // (A test's location may name more bytes than the region has.)
+  e.unplaced.store(placed < e.bytes ? e.bytes - placed : 0, std::memory_order_relaxed);
   e.home_node.store(home_node_of(node_bytes), std::memory_order_release);
 }
 
@@ -95,6 +101,8 @@ Data registry_add(const NewEntry& ne) {
     if ((index & (kChunkSize - 1)) == 0) {
       // Value-initialised: every slot free (live == 0), generation 1 next.
       auto* chunk = new detail::DataEntry[kChunkSize];
+      // Each slot knows its index from the start (published with the chunk).
+      for (std::uint32_t i = 0; i < kChunkSize; ++i) chunk[i].index = index + i;
       r.chunks[index >> kChunkBits].store(chunk, std::memory_order_release);
     }
     ++r.num_slots;
@@ -105,6 +113,8 @@ Data registry_add(const NewEntry& ne) {
   e.placement = ne.placement;
   e.owned = ne.owned;
   e.alloc_bytes = ne.alloc_bytes;
+  e.next_look_ns.store(0, std::memory_order_relaxed);
+  e.idle_looks.store(0, std::memory_order_relaxed);
   store_location(e, ne.node_bytes);
   const std::uint32_t gen = e.next_generation;
   e.next_generation = gen == UINT32_MAX ? 1 : gen + 1;
@@ -153,6 +163,9 @@ DataEntry& data_entry(Data d) {
 
 void data_set_location_for_testing(Data d, const std::vector<std::size_t>& bytes_per_node) {
   data_impl::registry_set_location(d, bytes_per_node);
+  // The test's location is the whole truth: nothing for first-touch
+  // learning to complete (it would replace it with the kernel's answer).
+  data_entry(d).unplaced.store(0, std::memory_order_relaxed);
 }
 
 std::size_t data_live_count() { return data_impl::registry().live.load(std::memory_order_relaxed); }
@@ -165,10 +178,22 @@ void* data_ptr(Data d) { return detail::data_entry(d).ptr; }
 std::size_t data_size(Data d) { return detail::data_entry(d).bytes; }
 DataPlacement data_placement(Data d) { return detail::data_entry(d).placement; }
 bool data_owned(Data d) { return detail::data_entry(d).owned; }
-int data_home_node(Data d) { return detail::data_entry(d).home_node.load(std::memory_order_acquire); }
+namespace {
+
+// The public location queries learn a first-touch location the last look
+// left incomplete (no interval: they are not hot paths).
+detail::DataEntry& learned_entry(Data d) {
+  detail::DataEntry& e = detail::data_entry(d);
+  if (e.unplaced.load(std::memory_order_relaxed) != 0) detail::data_learn_location(e, true);
+  return e;
+}
+
+}  // namespace
+
+int data_home_node(Data d) { return learned_entry(d).home_node.load(std::memory_order_acquire); }
 
 std::vector<std::size_t> data_bytes_per_node(Data d) {
-  const detail::DataEntry& e = detail::data_entry(d);
+  const detail::DataEntry& e = learned_entry(d);
   // This machine's nodes, or more when a test set a location over more.
   int n = data_num_nodes();
   for (int i = n; i < detail::kDataMaxNodes; ++i)

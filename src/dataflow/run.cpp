@@ -50,6 +50,9 @@ void record_error(Domain* d, std::exception_ptr e) noexcept {
 
 void access_locality_slow(int nodes, const DataEntry* e, int machine_node, std::uint64_t* local,
                           std::uint64_t* remote) {
+  // The task that just ran may have been the first to write the handle:
+  // learn where its pages went (one load when the location is complete).
+  data_learn_if_unplaced(*const_cast<DataEntry*>(e));
   std::uint64_t l = 0, r = 0;
   for (int k = 0; k < nodes; ++k) (k == machine_node ? l : r) += e->bytes_on_node(k);
   *local = l;
@@ -69,6 +72,7 @@ Target owner_target(RuntimeCore* rt, Node* n) {
   for (int i = 0; i < n->naccess; ++i) {
     const AccessRec& r = recs[i];
     if (writes_decide && r.mode != kModeWrite) continue;
+    data_learn_if_unplaced(*r.entry);
     for (int k = 0; k < nodes; ++k) {
       const std::size_t b = r.entry->bytes_on_node(k);
       bytes[k] += b;

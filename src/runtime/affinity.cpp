@@ -138,8 +138,9 @@ Target resolve(RuntimeCore* rt, const Affinity& a) {
     case Affinity::Kind::Data: {
       // Looked up even when the answer does not matter: a stale handle is
       // an error wherever it is used.
-      const DataEntry& e = data_entry(a.data);
+      DataEntry& e = data_entry(a.data);
       if (k == 1 && !a.strict) return {};
+      data_learn_if_unplaced(e);  // a first-touch handle written since the last look
       t.node = runtime_node_of(rt, e.home_node.load(std::memory_order_relaxed));
       return t;
     }

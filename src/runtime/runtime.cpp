@@ -16,6 +16,7 @@
 
 #include "canopy/binding.hpp"
 #include "canopy/error.hpp"
+#include "canopy/data.hpp"
 #include "canopy/runtime.hpp"
 #include "canopy/topology.hpp"
 #include "runtime/runtime_core.hpp"
@@ -349,6 +350,13 @@ void Runtime::print_stats(std::ostream& out) const {
     out << fmt::format("canopy stats: {:.1f}% of {:.1f} MB accessed on the worker's own NUMA node\n",
                        100.0 * static_cast<double>(local) / static_cast<double>(local + remote),
                        static_cast<double>(local + remote) / 1e6);
+  // Process-wide (the data layer is shared by every runtime).
+  const DataStats d = data_stats();
+  if (d.looks + d.pages_migrated + d.pages_not_moved > 0)
+    out << fmt::format(
+        "canopy stats: data: {} first-touch handle locations learned ({} kernel looks), {:.1f} MB migrated ({} "
+        "pages), {} pages the kernel did not move\n",
+        d.learned, d.looks, static_cast<double>(d.bytes_migrated) / 1e6, d.pages_migrated, d.pages_not_moved);
 }
 
 int Runtime::this_worker_index() {
