@@ -55,4 +55,38 @@ static inline canopy_status_t canopy_omp_bind_team(const char* policy, unsigned 
   return status;
 }
 
+
+/* ---- Task affinity (canopy's OpenMP runtime) ----
+ *
+ * The next task the calling thread creates (an explicit `omp task`, or
+ * each task of the next taskloop) goes to NUMA node `node` of the machine,
+ * or to thread `thread` of the current team: queued there, run by a thread
+ * of that node (that thread), taken by others only when they have been idle
+ * a while (CANOPY_OMP_AFFINITY=strict: never). libKOMP's node and thread
+ * affinities; the `affinity(list)` clause of OpenMP 5.0 gives the data's
+ * node, but GCC drops it at compile time, so GCC programs use these.
+ *
+ *   canopy_omp_task_node(block_home[b]);
+ *   #pragma omp task depend(inout: a[b])
+ *   update(a, b);
+ *
+ * They need no library at link time: canopy's runtime is found through a
+ * weak reference, and on another runtime (libgomp, libomp) they do nothing
+ * and return 0; on canopy's they return 1. */
+#ifdef __cplusplus
+extern "C" {
+#endif
+int canopy_omp_set_task_node(int node) __attribute__((weak));
+int canopy_omp_set_task_thread(int thread) __attribute__((weak));
+#ifdef __cplusplus
+}
+#endif
+
+static inline int canopy_omp_task_node(int node) {
+  return canopy_omp_set_task_node ? canopy_omp_set_task_node(node) : 0;
+}
+static inline int canopy_omp_task_thread(int thread) {
+  return canopy_omp_set_task_thread ? canopy_omp_set_task_thread(thread) : 0;
+}
+
 #endif /* CANOPY_OMP_H */

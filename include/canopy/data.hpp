@@ -162,6 +162,12 @@ struct DataMoveResult {
   int first_left_node = -1;     // and its node
   std::string reason;           // the kernel's refusal, when it gave one (e.g. "mbind: Input/output error")
 };
+// A process-wide counter bumped each time canopy starts moving pages
+// (data_move_to_node, data_try_move_to_node): a cache of page locations
+// (the OpenMP runtime's for the affinity clause) that remembers the value
+// it saw knows its entries may be stale when the value changed.
+std::uint64_t data_move_generation();
+
 // data_move_to_node that moves what the kernel lets it move and reports the
 // rest instead of throwing (automatic affinity uses it: an optimisation that
 // cannot move a page leaves it where it is). Still an error: a bad handle or

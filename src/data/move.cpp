@@ -45,7 +45,11 @@ std::vector<std::size_t> pages_elsewhere(const std::vector<int>& nodes, std::siz
   return out;
 }
 
+std::atomic<std::uint64_t> move_generation{0};
+
 }  // namespace
+
+std::uint64_t data_move_generation() { return move_generation.load(std::memory_order_acquire); }
 
 DataMoveResult data_try_move_to_node(Data d, int node) {
   const detail::DataEntry& e = detail::data_entry(d);
@@ -106,6 +110,9 @@ DataMoveResult data_try_move_to_node(Data d, int node) {
     after = data_impl::query_page_nodes(e.ptr, e.bytes);
     left = pages_elsewhere(after, first_page, whole, node);
   }
+  // After the move: an entry a cache made from an answer given before it
+  // carries an older count.
+  move_generation.fetch_add(1, std::memory_order_acq_rel);
   for (std::size_t i : was_elsewhere) r.moved += after[i] == node;
   r.left = left.size();
   if (!left.empty()) {

@@ -33,7 +33,7 @@ bool oversubscribed() {
   return busy_threads(rt) > rt.usable_pus;
 }
 
-int spin_budget() { return oversubscribed() ? 0 : runtime().spin_count; }
+int spin_budget() { return oversubscribed() ? 0 : runtime().spin_count.load(std::memory_order_relaxed); }
 
 namespace {
 

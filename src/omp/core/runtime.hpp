@@ -181,7 +181,7 @@ struct Runtime {
   bool places_set = false;       // OMP_PLACES / GOMP_CPU_AFFINITY given
   int usable_pus = 1;
   int num_cores = 1;
-  int spin_count = 20000;
+  std::atomic<int> spin_count{20000};  // polls before sleeping; kmp_set_blocktime may change it while threads wait
   std::atomic<int> live_threads{1};
   std::atomic<int> idle_workers{0};  // of live_threads, those in the pool (not in any team)
   std::mutex pool_mutex;

@@ -36,6 +36,7 @@
 #include "tasks.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cstddef>
 #include <cstdlib>
 #include <cstring>
@@ -108,11 +109,33 @@ void push_shared(TaskQueue& q, Task* t) {
 
 // A task became ready. `ts`: the thread doing it when that thread is one of
 // the team's (its deque), nullptr otherwise.
+// A task with an affinity goes to its thread's queue or its node's (when
+// the team has a thread there, and the machine more than one node); false:
+// an ordinary task.
+bool push_affine(TaskQueue& q, Team& team, Task* t) {
+  AffineQueue* aq = nullptr;
+  if (t->affinity_thread >= 0 && t->affinity_thread < team.nthreads)
+    aq = q.thread_queues[t->affinity_thread].get();
+  else if (t->affinity_node >= 0 && q.node_queues.size() > 1 &&
+           static_cast<std::size_t>(t->affinity_node) < q.node_queues.size() && q.node_present[t->affinity_node])
+    aq = q.node_queues[t->affinity_node].get();
+  if (!aq) return false;
+  {
+    std::lock_guard<std::mutex> lock(aq->m);
+    aq->tasks.push_back(t);
+    aq->count.fetch_add(1, std::memory_order_relaxed);
+  }
+  q.affine_count.fetch_add(1, std::memory_order_seq_cst);
+  return true;
+}
+
 void make_ready(ThreadState* ts, Task* t) {
   Team& team = *t->team;
   TaskQueue& q = *team.tasks;
   q.queued.fetch_add(1, std::memory_order_seq_cst);
-  if (t->priority > 0 || !ts || ts->team != &team)
+  if (t->priority <= 0 && (t->affinity_node >= 0 || t->affinity_thread >= 0) && push_affine(q, team, t)) {
+    // in its queue
+  } else if (t->priority > 0 || !ts || ts->team != &team)
     push_shared(q, t);
   else
     q.deques[ts->num]->push(t);
@@ -145,8 +168,67 @@ const std::vector<int>& victims_of(TaskQueue& q, int self) {
 // `may_steal` false: only the shared queue and the own deque; after a
 // stolen task turned out not to be a descendant, `*rejected` is set and the
 // search stops (the waiter backs off instead of draining other deques).
+// Oldest task of an affinity queue (a descendant of `within` when given).
+Task* take_affine(TaskQueue& q, AffineQueue& aq, const Task* within) {
+  if (aq.count.load(std::memory_order_relaxed) == 0) return nullptr;
+  std::lock_guard<std::mutex> lock(aq.m);
+  auto it = aq.tasks.begin();
+  if (within) it = std::find_if(aq.tasks.begin(), aq.tasks.end(), [&](const Task* c) { return is_descendant(c, within); });
+  if (it == aq.tasks.end()) return nullptr;
+  Task* t = *it;
+  aq.tasks.erase(it);
+  aq.count.fetch_sub(1, std::memory_order_relaxed);
+  q.affine_count.fetch_sub(1, std::memory_order_relaxed);
+  return t;
+}
+
+// Consecutive looks of this thread that found no task, and since when:
+// how long it has been idle. Loose affinity lets a thread take another
+// node's (or thread's) tasks once it has been idle kLooseIdleNs; strict
+// never, except a thread waiting for its own descendants after
+// kStrictWaitIdle looks (so that a wait cannot hang on tasks queued for a
+// node whose threads all wait too).
+thread_local int tls_idle_looks = 0;
+thread_local std::chrono::steady_clock::time_point tls_idle_since;
+constexpr int kStrictWaitIdle = 1 << 16;
+constexpr std::chrono::microseconds kLooseIdle{200};
+
+Task* find_affine(TaskQueue& q, ThreadState& ts, const Task* within) {
+  const int me = ts.num;
+  if (static_cast<std::size_t>(me) < q.thread_queues.size())
+    if (Task* t = take_affine(q, *q.thread_queues[me], within)) return t;
+  const int nodes = static_cast<int>(q.node_queues.size());
+  const int mine = static_cast<std::size_t>(me) < q.slot_node.size() ? q.slot_node[me] : 0;
+  if (nodes > 1)
+    if (Task* t = take_affine(q, *q.node_queues[mine], within)) return t;
+  const bool strict = affinity_settings().strict;
+  if (strict ? !(within && tls_idle_looks > kStrictWaitIdle)
+             : tls_idle_looks == 0 || std::chrono::steady_clock::now() - tls_idle_since < kLooseIdle)
+    return nullptr;
+  // Idle long enough: the other threads' queues, then the other nodes' (the next ones first).
+  for (std::size_t k = 1; k < q.thread_queues.size(); ++k)
+    if (Task* t = take_affine(q, *q.thread_queues[(me + k) % q.thread_queues.size()], within)) return t;
+  for (int k = 1; k < nodes; ++k)
+    if (Task* t = take_affine(q, *q.node_queues[(mine + k) % nodes], within)) return t;
+  return nullptr;
+}
+
+Task* find_task_anywhere(ThreadState& ts, Team& team, const Task* within, bool may_steal, bool* rejected);
+
 Task* find_task(ThreadState& ts, Team& team, const Task* within, bool may_steal = true, bool* rejected = nullptr) {
+  Task* t = find_task_anywhere(ts, team, within, may_steal, rejected);
+  if (t) {
+    tls_idle_looks = 0;
+  } else if (tls_idle_looks <= kStrictWaitIdle) {
+    if (tls_idle_looks++ == 0) tls_idle_since = std::chrono::steady_clock::now();
+  }
+  return t;
+}
+
+Task* find_task_anywhere(ThreadState& ts, Team& team, const Task* within, bool may_steal, bool* rejected) {
   TaskQueue& q = *team.tasks;
+  if (q.affine_count.load(std::memory_order_relaxed) > 0)
+    if (Task* t = find_affine(q, ts, within)) return t;
   if (Task* t = take_shared(q, within)) return t;
   TaskDeque& mine = *q.deques[ts.num];
   if (!within || mine.bottom() > within->mark)
@@ -346,6 +428,15 @@ Task* new_task(long data_size, long data_align, char** data) {
   return t;
 }
 
+// A queue per node (only with several), and which nodes have a thread of the team.
+void set_nodes_present(TaskQueue& q, int nodes) {
+  if (nodes > 1)
+    while (q.node_queues.size() < static_cast<std::size_t>(nodes)) q.node_queues.push_back(std::make_unique<AffineQueue>());
+  q.node_present.assign(static_cast<std::size_t>(std::max(nodes, 1)), 0);
+  for (int node : q.slot_node)
+    if (node >= 0 && node < nodes) q.node_present[node] = 1;
+}
+
 }  // namespace
 
 void reset_task_deps(Task& t) {
@@ -359,6 +450,15 @@ void ensure_task_queue(Team& team) {
   const std::size_t n = static_cast<std::size_t>(std::max(1, team.nthreads));
   while (q.deques.size() < n) q.deques.push_back(std::make_unique<TaskDeque>());
   if (q.victims.size() < n) q.victims.resize(n);
+  while (q.thread_queues.size() < n) q.thread_queues.push_back(std::make_unique<AffineQueue>());
+  if (q.slot_node.size() != n) {
+    q.slot_node.assign(n, 0);
+    // Pretend nodes (tests): thread i on node i mod n; real ones come with the placement.
+    const int test = affinity_settings().test_nodes;
+    if (test > 0)
+      for (std::size_t i = 0; i < n; ++i) q.slot_node[i] = static_cast<int>(i % static_cast<std::size_t>(test));
+    set_nodes_present(q, test > 0 ? test : 1);
+  }
   // Quiescent: the previous region's threads have all left the team.
   for (auto& d : q.deques) d->free_retired();
   // The previous placement stays until set_task_placement changes it (a
@@ -380,7 +480,13 @@ void set_task_placement(Team& team, const std::vector<std::vector<int>>& cpus_by
       changed = true;
     }
   }
-  if (changed) ++q.epoch;
+  if (!changed) return;
+  ++q.epoch;
+  if (affinity_settings().test_nodes > 0 || !topo) return;
+  // Each thread's NUMA node (an unbound thread counts as node 0's).
+  for (std::size_t i = 0; i < q.slot_node.size() && i < q.slot_pu.size(); ++i)
+    q.slot_node[i] = q.slot_pu[i] >= 0 ? topo->pu(q.slot_pu[i]).numa : 0;
+  set_nodes_present(q, std::max(1, topo->num_numa_nodes()));
 }
 
 int team_pending_tasks(Team& team) { return team.tasks ? team.tasks->pending.load(std::memory_order_seq_cst) : 0; }
@@ -406,6 +512,7 @@ Task* prepare_task(ThreadState& ts, const TaskSpec& spec, bool copy) {
   t->final_task = parent->final_task || (spec.flags & kFlagFinal);
   t->priority = spec.priority;
   t->fn = spec.fn;
+  if (spec.fn != noop) take_next_task_affinity(t->affinity_node, t->affinity_thread);
   t->completion_left.store(detach ? 2 : 1, std::memory_order_relaxed);
   // The event handle goes where the detach argument points and into the
   // first word of the compiler's data (GCC puts the task's firstprivate

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "runtime.hpp"
+#include "task_affinity.hpp"
 #include "task_deque.hpp"
 
 namespace canopy::omp {
@@ -92,6 +93,9 @@ struct Task {
   void* arg = nullptr;
   std::atomic<int> completion_left{1};  // body + (detach event)
   int priority = 0;
+  // Affinity (task_affinity.hpp): the NUMA node or the thread of the team
+  // whose queue it goes to when it becomes ready (-1: none).
+  int affinity_node = -1, affinity_thread = -1;
   std::int64_t mark = 0;           // its thread's deque bottom when it started (tasks.cpp, the wait rule)
   DepNode* dep = nullptr;          // only with depend clauses
   ChildDeps* child_deps = nullptr; // only once a child had depend clauses
@@ -126,6 +130,14 @@ struct TaskQueue {
     std::vector<int> order;
   };
   std::vector<Victims> victims;
+  // Tasks with an affinity: a queue per NUMA node of the machine (or of
+  // CANOPY_OMP_TEST_NUMA) and per thread; each thread's node (set at the
+  // fork from its placement) and which nodes have a thread of the team.
+  // affine_count (tasks in all of them) lets every other look skip them.
+  std::vector<std::unique_ptr<AffineQueue>> node_queues, thread_queues;
+  std::vector<int> slot_node;
+  std::vector<char> node_present;
+  alignas(64) std::atomic<int> affine_count{0};
 };
 
 // TaskSpec::flags bits (GCC's GOMP_TASK_FLAG_* values; the kmp layer converts libomp's).

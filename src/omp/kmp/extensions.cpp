@@ -4,6 +4,7 @@
 // memory, affinity masks, cancellation status; ompc_*: C forms of omp_*).
 #include <sched.h>
 
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -117,14 +118,14 @@ CANOPY_KMP std::size_t kmp_get_stacksize_s() { return runtime().settings.stacksi
 CANOPY_KMP int kmp_get_stacksize() { return static_cast<int>(runtime().settings.stacksize); }
 // Blocktime 0 means: do not spin before sleeping (canopy's wait budget); any other value restores it.
 namespace {
-int g_blocktime = 200;  // libomp's default, in ms
-int g_library = 3;      // throughput
+std::atomic<int> g_blocktime{200};  // libomp's default, in ms
+std::atomic<int> g_library{3};      // throughput
 }  // namespace
 CANOPY_KMP void kmp_set_blocktime(int ms) {
   Runtime& rt = runtime();
-  static const int default_spins = rt.spin_count;
-  g_blocktime = ms < 0 ? 0 : ms;
-  rt.spin_count = g_blocktime == 0 ? 0 : default_spins;
+  static const int default_spins = rt.spin_count.load(std::memory_order_relaxed);
+  g_blocktime.store(ms < 0 ? 0 : ms, std::memory_order_relaxed);
+  rt.spin_count.store(ms <= 0 ? 0 : default_spins, std::memory_order_relaxed);
 }
 CANOPY_KMP int kmp_get_blocktime() { return g_blocktime; }
 // Library modes (serial 1, turnaround 2, throughput 3): recorded; serial runs later regions on one thread.

@@ -31,7 +31,6 @@ struct alignas(64) TaskHead {
   Task* core = nullptr;
   kmp_int32 flags = 0;
   std::size_t sizeof_task = 0, sizeof_shareds = 0;
-  int affinity_node = -1;  // the NUMA node its affinity clause or canopy_omp_task_node chose (-1: none)
 };
 
 inline TaskHead* head_of(kmp_task_t* task) { return reinterpret_cast<TaskHead*>(task) - 1; }

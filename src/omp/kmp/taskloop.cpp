@@ -59,7 +59,8 @@ void taskloop(kmp_task_t* pattern, int if_val, kmp_uint64* lb, kmp_uint64* ub, k
       const kmp_uint64 tub = tlb + (n - 1) * static_cast<kmp_uint64>(st);
       std::memcpy(reinterpret_cast<char*>(t) + lb_off, &tlb, sizeof tlb);
       std::memcpy(reinterpret_cast<char*>(t) + ub_off, &tub, sizeof tub);
-      head_of(t)->affinity_node = ph->affinity_node;
+      head_of(t)->core->affinity_node = ph->core->affinity_node;  // the pattern's affinity clause, for each chunk
+      head_of(t)->core->affinity_thread = ph->core->affinity_thread;
       submit(t, nullptr, if_val != 0);
       first += n;
     }

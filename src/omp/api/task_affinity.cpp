@@ -1,0 +1,17 @@
+// canopy's task-affinity extension (include/canopy_omp.h calls these through
+// weak references, so a program still runs on another runtime): the next
+// task the calling thread creates goes to a NUMA node or a thread of the
+// team (core/task_affinity.hpp). Both return 1: canopy honours them.
+#include "../core/task_affinity.hpp"
+#include "../gomp/abi.hpp"
+
+using namespace canopy::omp;
+
+CANOPY_GOMP int canopy_omp_set_task_node(int node) {
+  set_next_task_affinity(node >= 0 ? node : -1, -1);
+  return 1;
+}
+CANOPY_GOMP int canopy_omp_set_task_thread(int thread) {
+  set_next_task_affinity(-1, thread >= 0 ? thread : -1);
+  return 1;
+}
