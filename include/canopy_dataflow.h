@@ -150,6 +150,20 @@ canopy_status_t canopy_taskgraph_apply(canopy_taskgraph_t* graph, canopy_runtime
 /* The worker task `task` is placed on (-1: none). */
 canopy_status_t canopy_taskgraph_task_worker(const canopy_taskgraph_t* graph, size_t task, int* worker);
 
+/* The same for a runtime's stream of submitted tasks (canopy_submit) under
+ * automatic affinity (CANOPY_AFFINITY=auto; docs/auto-affinity.md,
+ * "Streams"): the matrix of its recurring tasks (one per distinct task of
+ * the last recognised iteration, in first-submission order), and a
+ * placement of them applied by hand (kept until the stream's pattern
+ * changes). EINVAL when no iteration has been recognised yet, or the
+ * placement's task count differs. `rt` NULL means the default runtime. */
+canopy_status_t canopy_stream_matrix(canopy_runtime_t* rt, canopy_matrix_t** out);
+canopy_status_t canopy_stream_apply(canopy_runtime_t* rt, const canopy_placement_t* placement);
+
+/* The worker recurring task `task` of the mapped stream is placed on (-1:
+ * not mapped); ERANGE beyond the mapped tasks. */
+canopy_status_t canopy_stream_task_worker(canopy_runtime_t* rt, size_t task, int* worker);
+
 #ifdef __cplusplus
 }
 #endif

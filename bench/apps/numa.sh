@@ -8,13 +8,15 @@
 # node is what this measures.
 #
 #   bench/apps/numa.sh [--bin DIR] [--nodes "2 4"] [--cpus-per-node 2] [--rounds 1] [--timeout SEC]
-#                      [--thp always|madvise|never] [--markdown]
+#                      [--thp always|madvise|never] [--only lk23,matmul,video] [--configs canopy-auto,...]
+#                      [--submit] [--markdown]
 #
 # Environment: NUMAVM (path of numavm; default ../shared/tools/numavm/numavm
 # beside the repository, else /work/shared/tools/numavm/numavm).
 # The guest runs with numa_balancing=disable, so that the kernel does not
 # move pages behind the programs' backs (first touch stays first touch).
-# --thp sets the guest's transparent huge pages (default: the guest
+# --only, --configs and --submit are passed to run.py (fewer programs: a
+# shorter VM run). --thp sets the guest's transparent huge pages (default: the guest
 # kernel's own, "always"); with "always", moving the pages of a handle that
 # shares a huge page with others can fail (mbind MPOL_MF_MOVE|STRICT: EIO).
 # Exit: 0 when every VM ran and every program's check passed; 1 otherwise;
@@ -29,6 +31,7 @@ rounds=1
 timeout=1800
 markdown=""
 thp=""
+select=""
 while [[ $# -gt 0 ]]; do
   case $1 in
     --bin) bin=$(realpath -m "$2"); shift 2 ;;
@@ -38,6 +41,10 @@ while [[ $# -gt 0 ]]; do
     --timeout) timeout=$2; shift 2 ;;
     --markdown) markdown=--markdown; shift ;;
     --thp) thp=$2; shift 2 ;;
+    --only | --configs)
+      [[ $2 =~ ^[a-z0-9,-]+$ ]] || { echo "bench/apps/numa.sh: $1 '$2': expected names separated by commas" >&2; exit 2; }
+      select="$select $1 $2"; shift 2 ;;
+    --submit) select="$select --submit"; shift ;;
     -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
     *) echo "bench/apps/numa.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
@@ -63,7 +70,7 @@ for n in $node_counts; do
      --kernel-args numa_balancing=disable -- sh -c \
      "${thp:+echo $thp > /sys/kernel/mm/transparent_hugepage/enabled && }echo \"THP: \$(cat /sys/kernel/mm/transparent_hugepage/enabled)\" &&
       python3 bench/apps/run.py --bin '$bin' --size small --locality --rounds $rounds --max-others 1 \
-        --threads $((n * cpus)) $markdown") || rc=$?
+        --threads $((n * cpus)) $markdown $select") || rc=$?
   echo "== $n nodes: exit $rc, $(($(date +%s) - start)) s"
   [[ $rc == 0 ]] || status=1
 done

@@ -50,7 +50,7 @@ CONFIGS = ["canopy", "canopy-auto", "omp-close", "omp-spread"]
 # Extra program arguments per size. small: blocks / strips of whole pages.
 SIZES = {
     "default": {},
-    "small": {"lk23": ["-n", "512", "-i", "10"], "matmul": ["-n", "512", "-i", "3"], "video": ["-n", "480", "-i", "5"]},
+    "small": {"lk23": ["-n", "512", "-i", "10"], "matmul": ["-n", "512", "-i", "3"], "video": ["-n", "480", "-i", "10"]},
     "smoke": {app: ["--smoke"] for app in APPS},
 }
 LOCALITY = re.compile(r"LOCALITY bench=(\S+) impl=(\S+) threads=(\d+) local_bytes=(\d+) remote_bytes=(\d+)")

@@ -90,4 +90,36 @@ struct AffinityReport {
   bool after_measured = false;
 };
 
+// What automatic affinity found in a runtime's `submit` stream
+// (docs/auto-affinity.md, "Streams"): a task is recognised by what it
+// accesses (handles and modes); the iteration is the submissions from one
+// occurrence of a recurring task to its next; once two iterations in a row
+// hold the same tasks, the matrix of the last one is mapped and each task
+// submitted or made ready after that goes to its worker (loosely).
+struct StreamReport {
+  std::size_t signatures = 0;  // distinct tasks seen (by their accesses)
+  std::size_t iteration = 0;   // submissions per iteration of the mapped pattern (0: none mapped)
+  std::size_t recurring = 0;   // its distinct tasks: the rows of stream_matrix
+  std::vector<int> workers;    // the worker of each (stream_matrix order); empty: not mapped
+  bool manual = false;         // the placement was applied by apply_stream_placement
+  AffinityReport affinity;     // mappings, their cost, pages moved
+};
+
+// The stream's report (all zero when CANOPY_AFFINITY is not auto, or on a
+// runtime of one worker).
+StreamReport stream_affinity(const Runtime& rt);
+
+// The matrix of the stream's last mapped (else last confirmed) iteration:
+// one row per recurring task in first-submission order, labelled "s3: r#1
+// w#2 rw#4" (handles by index), with the measured seconds per iteration as
+// work. Throws canopy::Error when no iteration has been recognised yet.
+TaskMatrix stream_matrix(const Runtime& rt);
+
+// Applies a placement of stream_matrix's tasks: from now on each of them
+// goes to its worker when it is made ready, and each handle's pages to the
+// node of the worker that writes most of it. Kept until the stream's pattern
+// changes (automatic affinity does not replace it meanwhile). Throws
+// canopy::Error when the task counts differ.
+void apply_stream_placement(Runtime& rt, const Placement& p);
+
 }  // namespace canopy

@@ -226,6 +226,34 @@ canopy_status_t canopy_taskgraph_task_worker(const canopy_taskgraph_t* graph, si
   });
 }
 
+canopy_status_t canopy_stream_matrix(canopy_runtime_t* rt, canopy_matrix_t** out) {
+  return guard("canopy_stream_matrix", CANOPY_EINVAL, [&] {
+    if (!out) fail(CANOPY_EINVAL, "out is NULL");
+    *out = new canopy_matrix{stream_matrix(rt ? rt->rt : default_runtime()).matrix};
+  });
+}
+
+canopy_status_t canopy_stream_apply(canopy_runtime_t* rt, const canopy_placement_t* placement) {
+  return guard("canopy_stream_apply", CANOPY_EINVAL, [&] {
+    if (!placement) fail(CANOPY_EINVAL, "placement is NULL");
+    apply_stream_placement(rt ? rt->rt : default_runtime(), placement->p);
+  });
+}
+
+canopy_status_t canopy_stream_task_worker(canopy_runtime_t* rt, size_t task, int* worker) {
+  return guard("canopy_stream_task_worker", CANOPY_EINVAL, [&] {
+    if (!worker) fail(CANOPY_EINVAL, "worker is NULL");
+    const StreamReport r = stream_affinity(rt ? rt->rt : default_runtime());
+    if (r.workers.empty()) {
+      *worker = -1;
+      return;
+    }
+    if (task >= r.workers.size())
+      fail(CANOPY_ERANGE, fmt::format("task {}: the stream has {} mapped tasks", task, r.workers.size()));
+    *worker = r.workers[task];
+  });
+}
+
 size_t canopy_taskgraph_size(const canopy_taskgraph_t* graph) { return graph ? graph->graph.size() : 0; }
 
 void canopy_taskgraph_destroy(canopy_taskgraph_t* graph) { delete graph; }

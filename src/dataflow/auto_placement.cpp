@@ -13,6 +13,7 @@
 
 #include "canopy/auto_affinity.hpp"
 #include "canopy/cost.hpp"
+#include "canopy/data.hpp"
 #include "canopy/error.hpp"
 #include "canopy/formats.hpp"
 #include "canopy/mapping.hpp"
@@ -210,6 +211,34 @@ std::string describe_placement(RuntimeCore* rt, const TaskMatrix& m, const Place
     s += "\n";
   }
   return s;
+}
+
+void move_handles(RuntimeCore* rt, const Recording& r, const std::vector<int>& task_worker, AffinityReport* report) {
+  report->pages_moved = 0;
+  report->pages_left = 0;
+  report->handles_left = 0;
+  report->move_refusal.clear();
+  const int nodes = data_num_nodes();
+  if (nodes < 2 || !rt->topology || !rt->topology->is_this_machine()) return;
+  for (const HandleWriter& hw : handle_writers(r, task_worker)) {
+    if (hw.worker < 0 || hw.worker >= rt->num_workers) continue;
+    const int node = rt->slots[hw.worker]->machine_node;
+    if (node < 0 || node >= nodes) continue;
+    try {
+      data_entry(hw.data);
+    } catch (const Error&) {
+      continue;  // freed since it was recorded
+    }
+    const DataMoveResult m = data_try_move_to_node(hw.data, node);
+    report->pages_moved += m.moved;
+    if (m.left > 0) {
+      report->pages_left += m.left;
+      ++report->handles_left;
+      if (report->move_refusal.empty())
+        report->move_refusal =
+            fmt::format("#{} to node {}: {}", hw.data.index, node, m.reason.empty() ? "pages stayed" : m.reason);
+    }
+  }
 }
 
 }  // namespace detail::flow

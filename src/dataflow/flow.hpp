@@ -231,6 +231,10 @@ struct Node {
   std::uint8_t nodes = 1;              // machine nodes locality looks at (set when it runs)
   std::int16_t run_node = -1;          // machine NUMA node of the worker that ran it (-1: did not run)
   Affinity affinity;
+  // A task of an automatic-affinity stream: its recurring task's id + 1
+  // (stream_affinity.hpp; its `affinity` is then a worker kind, so that
+  // make_ready takes its hinted path); 0 otherwise. (In Affinity's padding.)
+  std::uint32_t stream_id = 0;
   Domain* domain = nullptr;            // where it was submitted
   Domain* children = nullptr;          // its own, once it submits
   const FnOps* ops = nullptr;

@@ -60,7 +60,8 @@ std::string task_label(const Recording& r, std::size_t t) {
   return s;
 }
 
-TaskMatrix build_task_matrix(const Recording& r, bool cyclic, std::vector<double> work, bool labels) {
+TaskMatrix build_task_matrix(const Recording& r, bool cyclic, std::vector<double> work, bool labels,
+                             const std::vector<int>* rows, int nrows) {
   const std::size_t n = r.tasks();
   std::vector<Edge> edges;
   edges.reserve(r.accesses.size() * 2);
@@ -112,6 +113,20 @@ TaskMatrix build_task_matrix(const Recording& r, bool cyclic, std::vector<double
     share(edges, all, h.bytes);
   }
   TaskMatrix m;
+  if (rows) {
+    // Occurrences folded into their rows (repeated pairs add up in from_edges).
+    std::size_t kept = 0;
+    for (const Edge& e : edges) {
+      int a = (*rows)[static_cast<std::size_t>(e.i)], b = (*rows)[static_cast<std::size_t>(e.j)];
+      if (a == b) continue;
+      if (a > b) std::swap(a, b);
+      edges[kept++] = Edge{a, b, e.weight};
+    }
+    edges.resize(kept);
+    m.matrix = CommMatrix::from_edges(nrows, edges);
+    if (work.size() == static_cast<std::size_t>(nrows)) m.work = std::move(work);
+    return m;
+  }
   m.matrix = CommMatrix::from_edges(static_cast<int>(n), edges);
   if (labels) {
     m.labels.reserve(n);

@@ -50,7 +50,12 @@ struct Recording {
 // first readers of the next iteration read (counted as in the iteration).
 // `work`: seconds per task (empty: not measured). `labels`: fill
 // TaskMatrix::labels (the automatic step needs them only to show or save).
-TaskMatrix build_task_matrix(const Recording& r, bool cyclic, std::vector<double> work, bool labels = true);
+// `rows` (optional): the matrix row of each recorded task, for a recording
+// in which one task occurs several times (a submit stream's iteration:
+// stream_affinity.cpp); edges between two occurrences of one row are
+// dropped, and the matrix has `nrows` rows (labels are then left empty).
+TaskMatrix build_task_matrix(const Recording& r, bool cyclic, std::vector<double> work, bool labels = true,
+                             const std::vector<int>* rows = nullptr, int nrows = 0);
 
 // "t3: r#1 w#2 rw#4" (handles by registry index).
 std::string task_label(const Recording& r, std::size_t task);
@@ -74,5 +79,12 @@ std::vector<int> placement_workers(RuntimeCore* rt, const Placement& p);
 void write_affinity_files(const std::string& dir, const std::string& name, RuntimeCore* rt, const TaskMatrix& m,
                           const Placement& p);
 std::string describe_placement(RuntimeCore* rt, const TaskMatrix& m, const Placement& p);
+
+// Moves each handle of `r` to the NUMA node of its worker (handle_writers
+// with `task_worker`, a worker per recorded task); sets the report's pages
+// moved and left (a one-node machine, or a runtime on a machine that is not
+// this one, moves nothing). Pages the kernel will not move stay where they
+// are: an optimisation never aborts the program (data_try_move_to_node).
+void move_handles(RuntimeCore* rt, const Recording& r, const std::vector<int>& task_worker, AffinityReport* report);
 
 }  // namespace canopy::detail::flow

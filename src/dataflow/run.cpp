@@ -16,6 +16,7 @@
 
 #include "canopy/detail/affine.hpp"
 #include "dataflow/flow.hpp"
+#include "dataflow/stream_affinity.hpp"
 #include "runtime/runtime_core.hpp"
 
 namespace canopy::detail::flow {
@@ -109,7 +110,12 @@ void make_ready(Node* n, Worker* w) {
   }
   n->link.run = &run_affine_node;
   Target t;
-  if (n->affinity.kind != Affinity::Kind::None) {
+  if (n->stream_id != 0) [[unlikely]] {
+    // Automatic affinity of the stream: its task's worker once mapped,
+    // else where it would have gone without the mark.
+    t.worker = stream_worker(rt, n->stream_id);
+    if (t.worker < 0 && owner_computes(rt) && !n->poisoned.load(std::memory_order_relaxed)) t = owner_target(rt, n);
+  } else if (n->affinity.kind != Affinity::Kind::None) {
     try {
       t = resolve(rt, n->affinity);
     } catch (...) {

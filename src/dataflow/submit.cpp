@@ -14,6 +14,7 @@
 #include "canopy/error.hpp"
 #include "dataflow/flow.hpp"
 #include "dataflow/inline.hpp"
+#include "dataflow/stream_affinity.hpp"
 #include "runtime/runtime_core.hpp"
 
 namespace canopy::detail::flow {
@@ -264,6 +265,9 @@ namespace {
 
 // Everything but the inline path (inline.hpp), out of line: the inline
 // path's frame stays small.
+// kStream: the runtime has automatic affinity (stream_affinity.hpp); the
+// other instantiation is the plain submission, without a trace of it.
+template <bool kStream>
 [[gnu::noinline]] void submit_on(Worker* w, const Access* acc, std::size_t count, const Affinity& affinity,
                                  const FnOps& ops, void* src) {
   if (count > kMaxAccesses) [[unlikely]]
@@ -285,13 +289,32 @@ namespace {
     d = current_domain(w);
     root = d->owner == nullptr ? d->flow : nullptr;
   }
+  // Automatic affinity of the stream (stream_affinity.hpp): top-level tasks
+  // without a hint, on a runtime of several workers.
+  StreamTask stream{};
+  if constexpr (kStream) {
+    if (tls_flow.node == nullptr && affinity.kind == Affinity::Kind::None && w->rt->num_workers > 1)
+      stream = stream_task_submitted(w->rt, acc, count);
+  }
   // Node: header, records (room for `count`; repeats merged may leave some
-  // unused), callable (aligned).
+  // unused), a timed stream task's StreamTimer, callable (aligned).
   const std::size_t recs_end = sizeof(Node) + count * sizeof(AccessRec);
-  const std::size_t fn_offset = (recs_end + ops.align - 1) & ~(ops.align - 1);
+  std::size_t fn_offset = (recs_end + ops.align - 1) & ~(ops.align - 1);
+  if (kStream && stream.timed) {
+    const std::size_t align = std::max(ops.align, alignof(StreamTimer));
+    fn_offset = (recs_end + sizeof(StreamTimer) + align - 1) & ~(align - 1);
+  }
   std::int8_t cls;
   void* mem = alloc_bytes(w, fn_offset + ops.size, &cls);
   Node* n = ::new (mem) Node(d, &ops, affinity, static_cast<std::uint32_t>(fn_offset), cls);
+  if (kStream && stream.id != 0) {
+    n->stream_id = stream.id;
+    n->affinity = Affinity::worker(0);  // the mark (make_ready asks stream_worker)
+    if (stream.timed) {
+      ::new (static_cast<char*>(mem) + fn_offset - sizeof(StreamTimer)) StreamTimer{&ops, stream.stream, stream.id};
+      n->ops = &kStreamTimedOps;
+    }
+  }
   n->seq = d->next_seq.load(std::memory_order_relaxed);
   d->next_seq.store(n->seq + 1, std::memory_order_relaxed);
   AccessRec* recs = n->recs();
@@ -364,6 +387,14 @@ namespace {
   }
 }
 
+inline void submit_to(Worker* w, const Access* acc, std::size_t count, const Affinity& affinity, const FnOps& ops,
+                      void* src) {
+  if (w->rt->options.affinity == AutoAffinity::Auto) [[unlikely]]
+    submit_on<true>(w, acc, count, affinity, ops, src);
+  else
+    submit_on<false>(w, acc, count, affinity, ops, src);
+}
+
 }  // namespace
 
 void submit(RuntimeCore* rt, const Access* accesses, std::size_t count, const Affinity& affinity, const FnOps& ops,
@@ -376,7 +407,7 @@ void submit(RuntimeCore* rt, const Access* accesses, std::size_t count, const Af
     if (t.node == nullptr && affinity.kind == Affinity::Kind::None && w->index == 0 && w->rt->num_workers == 1 &&
         try_inline(t, w, flow_of(t, w->rt), accesses, count, ops, src)) [[likely]]
       return;
-    submit_on(w, accesses, count, affinity, ops, src);
+    submit_to(w, accesses, count, affinity, ops, src);
     return;
   }
   RuntimeScope scope(rt ? rt : default_core());
@@ -390,7 +421,7 @@ void submit(RuntimeCore* rt, const Access* accesses, std::size_t count, const Af
   if (t.node == nullptr && affinity.kind == Affinity::Kind::None && sw->index == 0 && sw->rt->num_workers == 1 &&
       try_inline(t, sw, flow_of(t, sw->rt), accesses, count, ops, src))
     return;
-  submit_on(sw, accesses, count, affinity, ops, src);
+  submit_to(sw, accesses, count, affinity, ops, src);
 }
 
 }  // namespace canopy::detail::flow

@@ -438,37 +438,8 @@ double thread_cpu_seconds() {
   return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 
-// Moves each written handle to the node of the worker that writes most of
-// it; sets the report's pages moved and pages left where they were (a
-// one-node machine, or a runtime on a machine that is not this one, moves
-// nothing). Pages the kernel will not move stay where they are: an
-// optimisation never aborts the program (data_try_move_to_node).
 void move_handles(detail::RuntimeCore* rt, Impl& g) {
-  g.report.pages_moved = 0;
-  g.report.pages_left = 0;
-  g.report.handles_left = 0;
-  g.report.move_refusal.clear();
-  const int nodes = data_num_nodes();
-  if (nodes < 2 || !rt->topology || !rt->topology->is_this_machine()) return;
-  for (const detail::flow::HandleWriter& hw : detail::flow::handle_writers(g.recording, g.placed)) {
-    if (hw.worker < 0 || hw.worker >= rt->num_workers) continue;
-    const int node = rt->slots[hw.worker]->machine_node;
-    if (node < 0 || node >= nodes) continue;
-    try {
-      detail::data_entry(hw.data);
-    } catch (const Error&) {
-      continue;  // freed since it was recorded
-    }
-    const DataMoveResult r = data_try_move_to_node(hw.data, node);
-    g.report.pages_moved += r.moved;
-    if (r.left > 0) {
-      g.report.pages_left += r.left;
-      ++g.report.handles_left;
-      if (g.report.move_refusal.empty())
-        g.report.move_refusal = fmt::format("#{} to node {}: {}", hw.data.index, node,
-                                            r.reason.empty() ? "pages stayed" : r.reason);
-    }
-  }
+  detail::flow::move_handles(rt, g.recording, g.placed, &g.report);
 }
 
 }  // namespace

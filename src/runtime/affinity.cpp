@@ -174,6 +174,36 @@ void took_loose(NodeLoad& load) {
   load.since.store(monotonic_ns(), std::memory_order_relaxed);
 }
 
+// The same for a worker's loose queue.
+void took_loose(Worker* owner) {
+  owner->loose_queued.fetch_sub(1, std::memory_order_relaxed);
+  owner->loose_since.store(monotonic_ns(), std::memory_order_relaxed);
+}
+
+// May a worker of another node, idle for idle_ns, take from victim's loose
+// queue? A task hinted to a worker (automatic affinity's placement, a
+// user's worker hint) has its data on that worker's node: taken elsewhere,
+// all its bytes are remote. So as for a node's queue (node_may_lend), and
+// with the victim's node's mean task time: when the worker stalls (took
+// none of them for kLendStallTasks task times, at least 1 ms: stuck in a
+// long task, or a woken vCPU that has not run yet), or holds more than its
+// whole node would start within a few task times (kLendPerWorker per
+// worker of the node). A worker that works through its queue at the pace
+// its tasks run keeps them: in the NUMA VMs idle workers of other nodes
+// otherwise took a tenth and more of a placed graph's tasks, each time one
+// of them was briefly idle.
+bool worker_lends(const RuntimeCore* rt, const Worker* victim, std::int64_t idle_ns) {
+  if (!victim->loose_queue.maybe_nonempty()) return false;
+  const std::uint32_t q = victim->loose_queued.load(std::memory_order_relaxed);
+  const int node = victim->numa_node >= 0 ? victim->numa_node : 0;
+  const NodeQueues& n = *rt->nodes[node];
+  const int workers = static_cast<int>(n.workers.size());
+  const std::int64_t task_ns = n.load.task_ns.load(std::memory_order_relaxed);
+  if (node_may_lend(q, workers, 0, task_ns, idle_ns)) return true;
+  return node_may_lend(q, workers, monotonic_ns() - victim->loose_since.load(std::memory_order_relaxed), task_ns,
+                       idle_ns);
+}
+
 // Another node's worker, idle for idle_ns, may take from node m's loose
 // queue now (node_may_lend, affine.hpp).
 bool lends(const RuntimeCore* rt, int m, std::int64_t idle_ns) {
@@ -193,7 +223,14 @@ void schedule_targeted(Worker* w, AffineTask* t, Target target) {
   if (target.worker >= 0) {
     Worker* to = rt->slots[target.worker];
     mark_hints_used(rt);
-    (target.strict ? to->strict_queue : to->loose_queue).push(t);
+    if (target.strict) {
+      to->strict_queue.push(t);
+    } else {
+      // Counted before the push, as a node's (NodeLoad).
+      if (to->loose_queued.fetch_add(1, std::memory_order_relaxed) == 0)
+        to->loose_since.store(monotonic_ns(), std::memory_order_relaxed);
+      to->loose_queue.push(t);
+    }
     if (to->parked.load(std::memory_order_seq_cst) != 0) {
       rt->notifier.wake(to);
     } else if (!target.strict) {
@@ -218,7 +255,7 @@ void schedule_targeted(Worker* w, AffineTask* t, Target target) {
 
 AffineTask* take_affine(Worker* w, bool* busy) {
   AffineTask* t = w->strict_queue.pop(busy);
-  if (!t) t = w->loose_queue.pop(busy);
+  if (!t && (t = w->loose_queue.pop(busy))) took_loose(w);
   if (!t && w->numa_node >= 0) {
     NodeQueues& n = *w->rt->nodes[w->numa_node];
     t = n.strict_queue.pop(busy);
@@ -233,8 +270,12 @@ AffineTask* steal_loose(Worker* w, bool* busy, bool remote, std::int64_t idle_ns
   AffineTask* t = nullptr;
   for (int v : rt->victims[w->index].workers) {
     Worker* victim = rt->slots[v];
-    if (!remote && (w->numa_node < 0 || victim->numa_node != w->numa_node)) continue;
-    if ((t = victim->loose_queue.pop(busy))) break;
+    const bool same_node = w->numa_node >= 0 && victim->numa_node == w->numa_node;
+    if (!same_node && (!remote || !worker_lends(rt, victim, idle_ns))) continue;
+    if ((t = victim->loose_queue.pop(busy))) {
+      took_loose(victim);
+      break;
+    }
   }
   if (!t && remote) {
     auto take = [&](int m) {

@@ -26,6 +26,10 @@
 
 namespace canopy::detail {
 
+namespace flow {
+struct StreamAffinity;  // src/dataflow/stream_affinity.cpp
+}
+
 inline constexpr int kExtraSlots = 8;
 // The most workers a runtime accepts (worker indexes are 16-bit in the
 // affinity partitioner's record).
@@ -55,6 +59,11 @@ struct RuntimeCore {
   std::mutex affinity_mutex;
   std::shared_ptr<const Topology> worker_topology;
   std::vector<int> helpers;  // helper threads per logical PU (helpers.cpp, under affinity_mutex)
+  // Automatic affinity of the submit stream (src/dataflow/stream_affinity.cpp):
+  // made by the first submission that needs it (the owner under
+  // affinity_mutex, then published), freed with the runtime.
+  std::atomic<flow::StreamAffinity*> stream{nullptr};
+  std::shared_ptr<flow::StreamAffinity> stream_owner;
   std::vector<WorkerPlacement> placement;  // N entries
   int num_workers = 0;                     // N
   int num_slots = 0;                       // N + kExtraSlots

@@ -88,6 +88,12 @@ struct alignas(64) Worker {
   // ---- affinity queues: pushed to by any worker (affine_queue.hpp) ----
   AffineQueue strict_queue;  // popped by this worker only
   AffineQueue loose_queue;   // popped by this worker, and by idle others
+  // Loose tasks queued for this worker, and since when its loose queue has
+  // not moved (monotonic ns), kept as a node's NodeLoad is: a worker of
+  // another node takes from this queue only as node_may_lend allows
+  // (affinity.cpp). Relaxed: a heuristic.
+  std::atomic<std::uint32_t> loose_queued{0};
+  std::atomic<std::int64_t> loose_since{0};
 };
 
 // The worker the calling thread is, or nullptr outside every runtime.

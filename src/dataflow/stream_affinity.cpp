@@ -1,0 +1,487 @@
+// Automatic affinity of a `submit` stream (stream_affinity.hpp,
+// docs/auto-affinity.md "Streams").
+//
+// Recognising the recurring tasks. A task's signature is what it accesses:
+// its handles (index and generation), each read or written, sorted and
+// merged as submit merges them. Equal signatures are the same recurring
+// task (an id); a handle freed and allocated again is another handle.
+//
+// Iterations. An iteration runs from one submission of an anchor task to
+// its next. The anchor is the recurring task with the longest distance
+// between two of its submissions (a task submitted once, an initialisation,
+// never is one; a task submitted several times an iteration gives way to
+// one submitted once, whose distance is the whole iteration; a program that
+// alternates two buffer sets has an iteration of two of its own loop's
+// iterations). An iteration is a list of ids; its set is the sorted ids
+// without repeats. Two iterations in a row with the same set confirm the
+// pattern: the matrix of the second is mapped once each of its tasks has
+// been timed (the first occurrences of a stream run after submission has
+// moved on, so the mapping is made by whoever completes that: the submitter
+// at the iteration's end or the worker that times the last task). After
+// that the mapped pattern holds as long as each iteration has its set:
+//  - an iteration with another set (new tasks, other accesses) starts
+//    observing again, and the next two equal iterations are mapped anew;
+//  - an iteration that has the mapped set again (after a one-off task, say)
+//    returns to the mapping without mapping again: noise does not re-map,
+//    and durations are never looked at after the mapping.
+// A longer distance replaces the anchor only when it is longer by an
+// eighth (order jitter between several submitting threads does not); an
+// anchor overdue by half its distance is dropped (the pattern changed: the
+// next task to recur is the anchor).
+//
+// Applying. Every tracked task carries its id in its node (Node::stream_id)
+// and a worker hint kind, so make_ready takes its hinted path and asks
+// stream_worker: a task of the mapped pattern goes to its worker's loose
+// queue (idle workers may still take it: affinity.cpp says when), others
+// where they would have gone. So the mapping also applies to tasks already
+// submitted but not yet ready, which in a stream that runs ahead of its
+// tasks is most of them. Handles' pages go to the node of the worker whose
+// tasks write most of them (move_handles, as for task graphs).
+#include "dataflow/stream_affinity.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+#include "canopy/auto_affinity.hpp"
+#include "canopy/error.hpp"
+#include "canopy/runtime.hpp"
+#include "dataflow/recording.hpp"
+#include "runtime/runtime_core.hpp"
+
+namespace canopy::detail::flow {
+
+namespace {
+
+constexpr std::uint32_t kNone = ~std::uint32_t{0};
+constexpr std::uint64_t kNever = ~std::uint64_t{0};
+// Past this many distinct signatures (a program whose tasks never repeat)
+// the stream stops tracking: memory stays bounded.
+constexpr std::uint32_t kChunkBits = 10;
+constexpr std::uint32_t kChunks = 1024;
+constexpr std::uint32_t kMaxIds = kChunks << kChunkBits;
+
+// Measured run time of one recurring task, summed over its timed runs.
+struct Timing {
+  std::atomic<std::uint64_t> ns{0};
+  std::atomic<std::uint32_t> runs{0};
+};
+
+enum class Phase : int { Observing, Confirmed, Applied };
+
+std::uint64_t hash_signature(const RecAccess* a, std::size_t n) {
+  std::uint64_t h = 0xCBF29CE484222325ull;
+  auto mix = [&h](std::uint64_t v) {
+    h ^= v;
+    h *= 0x100000001B3ull;
+  };
+  for (std::size_t k = 0; k < n; ++k) {
+    mix((std::uint64_t{a[k].generation} << 32) | a[k].index);
+    mix(std::uint64_t{a[k].reads} | (std::uint64_t{a[k].writes} << 1));
+  }
+  return h;
+}
+
+bool same_signature(const std::vector<RecAccess>& s, const RecAccess* a, std::size_t n) {
+  if (s.size() != n) return false;
+  for (std::size_t k = 0; k < n; ++k)
+    if (s[k].index != a[k].index || s[k].generation != a[k].generation || s[k].reads != a[k].reads ||
+        s[k].writes != a[k].writes)
+      return false;
+  return true;
+}
+
+std::vector<std::uint32_t> set_of(const std::vector<std::uint32_t>& ids) {
+  std::vector<std::uint32_t> s = ids;
+  std::sort(s.begin(), s.end());
+  s.erase(std::unique(s.begin(), s.end()), s.end());
+  return s;
+}
+
+double thread_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+}  // namespace
+
+struct StreamAffinity {
+  explicit StreamAffinity(RuntimeCore* r) : rt(r) {}
+
+  RuntimeCore* rt;
+  // ---- lock-free: read by workers ----
+  std::atomic<Phase> phase_now{Phase::Observing};
+  std::atomic<Timing*> timing[kChunks] = {};         // made under the mutex, before their ids are handed out
+  std::atomic<const std::vector<int>*> placed{nullptr};  // worker per id (-1: none)
+
+  // ---- under the mutex ----
+  std::mutex mutex;
+  std::unordered_map<std::uint64_t, std::vector<std::uint32_t>> by_hash;
+  std::vector<std::vector<RecAccess>> sigs;  // by id
+  bool disabled = false;
+  Phase phase = Phase::Observing;
+  std::uint32_t anchor = kNone;
+  std::uint64_t anchor_distance = 0;   // submissions between its last two occurrences
+  std::uint64_t submissions = 0;
+  std::vector<std::uint64_t> last_pos;  // by id: the submission number of its last occurrence
+  std::vector<std::uint32_t> cur;        // the current iteration's ids, in submission order
+  std::vector<std::uint32_t> prev_set;   // the previous iteration's set
+  std::size_t prev_len = 0;
+  std::vector<std::uint32_t> confirmed, confirmed_set;  // the iteration waiting to be mapped
+  std::vector<std::uint32_t> mapped, mapped_set;        // the iteration mapped (or applied by hand)
+  std::vector<int> mapped_workers;                      // per row of the mapped matrix
+  bool manual = false;
+  AffinityReport report;
+  std::vector<std::unique_ptr<const std::vector<int>>> snapshots;  // every `placed` ever published
+  std::vector<std::unique_ptr<Timing[]>> timing_owner;
+
+  ~StreamAffinity() = default;
+
+  Timing& timing_of(std::uint32_t id) {
+    return timing[id >> kChunkBits].load(std::memory_order_acquire)[id & ((1u << kChunkBits) - 1)];
+  }
+
+  std::uint32_t id_of(const RecAccess* a, std::size_t n) {
+    const std::uint64_t h = hash_signature(a, n);
+    std::vector<std::uint32_t>& bucket = by_hash[h];
+    for (std::uint32_t id : bucket)
+      if (same_signature(sigs[id], a, n)) return id;
+    if (sigs.size() >= kMaxIds) return kNone;
+    const auto id = static_cast<std::uint32_t>(sigs.size());
+    if ((id & ((1u << kChunkBits) - 1)) == 0) {
+      timing_owner.push_back(std::make_unique<Timing[]>(std::size_t{1} << kChunkBits));
+      timing[id >> kChunkBits].store(timing_owner.back().get(), std::memory_order_release);
+    }
+    sigs.emplace_back(a, a + n);
+    last_pos.push_back(kNever);
+    bucket.push_back(id);
+    return id;
+  }
+
+  void set_phase(Phase p) {
+    phase = p;
+    phase_now.store(p, std::memory_order_release);
+  }
+
+  // One more submission of task `id` (the rules at the top).
+  void observe(std::uint32_t id) {
+    const std::uint64_t i = submissions++;
+    std::uint64_t& slot = last_pos[id];
+    const std::uint64_t last = slot;
+    slot = i;
+    if (anchor != kNone && cur.size() >= anchor_distance + anchor_distance / 2 + 16) {
+      // The anchor is overdue: the pattern changed under it.
+      anchor = kNone;
+      anchor_distance = 0;
+      cur.clear();
+      prev_set.clear();
+      if (phase == Phase::Applied) set_phase(Phase::Observing);
+    }
+    if (id == anchor) {
+      anchor_distance = i - last;
+      end_iteration();
+      cur.assign(1, id);
+      return;
+    }
+    if (last != kNever) {
+      const std::uint64_t d = i - last;
+      if (anchor == kNone || d > anchor_distance + anchor_distance / 8) {
+        // A longer period than the anchor's: this task is the anchor now.
+        anchor = id;
+        anchor_distance = d;
+        cur.assign(1, id);
+        prev_set.clear();
+        return;
+      }
+    }
+    if (anchor != kNone) cur.push_back(id);
+  }
+
+  void end_iteration() {
+    std::vector<std::uint32_t> set = set_of(cur);
+    const std::size_t len = cur.size();
+    if (!mapped_set.empty() && set == mapped_set) {
+      // The mapped pattern (again): nothing to do, whatever the durations.
+      if (phase != Phase::Applied) set_phase(Phase::Applied);
+      confirmed.clear();
+      confirmed_set.clear();
+    } else if (phase == Phase::Applied) {
+      set_phase(Phase::Observing);  // the pattern changed (the old placement holds for the tasks it knows)
+    } else if (phase == Phase::Confirmed && set == confirmed_set) {
+      try_map();  // the same again, still waiting for durations
+    } else if (phase == Phase::Observing && !prev_set.empty() && set == prev_set) {
+      confirmed = cur;
+      confirmed_set = set;
+      set_phase(Phase::Confirmed);
+      try_map();
+    } else if (phase == Phase::Confirmed) {
+      set_phase(Phase::Observing);
+    }
+    prev_set = std::move(set);
+    prev_len = len;
+  }
+
+  // Maps the confirmed iteration once each of its tasks has been timed.
+  void try_map() {
+    if (phase != Phase::Confirmed) return;
+    for (std::uint32_t id : confirmed_set)
+      if (timing_of(id).runs.load(std::memory_order_acquire) == 0) return;
+    map();
+  }
+
+  // The recording of an iteration's occurrences, their rows (distinct
+  // tasks in first-submission order) and the ids of the rows.
+  void record(const std::vector<std::uint32_t>& iteration, Recording* rec, std::vector<int>* rows,
+              std::vector<std::uint32_t>* row_ids) const {
+    std::unordered_map<std::uint32_t, int> row_of;
+    for (std::uint32_t id : iteration) {
+      auto [it, fresh] = row_of.try_emplace(id, static_cast<int>(row_ids->size()));
+      if (fresh) row_ids->push_back(id);
+      rows->push_back(it->second);
+      rec->add_task(sigs[id].data(), sigs[id].size());
+    }
+  }
+
+  TaskMatrix matrix_of(const std::vector<std::uint32_t>& iteration, bool labels, Recording* rec,
+                       std::vector<int>* rows, std::vector<std::uint32_t>* row_ids) {
+    record(iteration, rec, rows, row_ids);
+    const std::size_t R = row_ids->size();
+    std::vector<std::uint32_t> count(R, 0);
+    for (int r : *rows) ++count[static_cast<std::size_t>(r)];
+    std::vector<double> work(R, 0.0);
+    for (std::size_t r = 0; r < R; ++r) {
+      Timing& t = timing_of((*row_ids)[r]);
+      const std::uint32_t runs = t.runs.load(std::memory_order_acquire);
+      if (runs > 0)
+        work[r] = static_cast<double>(t.ns.load(std::memory_order_relaxed)) * 1e-9 / runs * count[r];
+    }
+    TaskMatrix m = build_task_matrix(*rec, true, std::move(work), false, rows, static_cast<int>(R));
+    if (labels) {
+      m.labels.reserve(R);
+      for (std::size_t r = 0; r < R; ++r) {
+        const std::vector<RecAccess>& s = sigs[(*row_ids)[r]];
+        std::string l = fmt::format("s{}:", r);
+        for (const RecAccess& a : s) l += fmt::format(" {}#{}", a.reads && a.writes ? "rw" : a.writes ? "w" : "r", a.index);
+        m.labels.push_back(std::move(l));
+      }
+    }
+    return m;
+  }
+
+  // Publishes `workers` (per row of `row_ids`) and moves the handles.
+  void apply(const Recording& rec, const std::vector<int>& rows, const std::vector<std::uint32_t>& row_ids,
+             const std::vector<int>& workers) {
+    auto snap = std::make_unique<std::vector<int>>(sigs.size(), -1);
+    for (std::size_t r = 0; r < row_ids.size(); ++r) (*snap)[row_ids[r]] = workers[r];
+    placed.store(snap.get(), std::memory_order_release);
+    snapshots.push_back(std::move(snap));
+    mapped_workers = workers;
+    std::vector<int> occurrence_worker(rows.size());
+    for (std::size_t k = 0; k < rows.size(); ++k) occurrence_worker[k] = workers[static_cast<std::size_t>(rows[k])];
+    move_handles(rt, rec, occurrence_worker, &report);
+  }
+
+  void map() {
+    const auto t0 = std::chrono::steady_clock::now();
+    const double cpu0 = thread_cpu_seconds();
+    const bool shown = rt->options.display_affinity || !rt->options.affinity_dump.empty();
+    Recording rec;
+    std::vector<int> rows;
+    std::vector<std::uint32_t> row_ids;
+    const TaskMatrix m = matrix_of(confirmed, shown, &rec, &rows, &row_ids);
+    const Placement p = compute_placement(rt, m, "");
+    const std::vector<int> workers = placement_workers(rt, p);
+    const auto t1 = std::chrono::steady_clock::now();
+    report.map_cpu_seconds = thread_cpu_seconds() - cpu0;
+    mapped = std::move(confirmed);
+    mapped_set = std::move(confirmed_set);
+    confirmed.clear();
+    confirmed_set.clear();
+    manual = false;
+    apply(rec, rows, row_ids, workers);
+    const auto t2 = std::chrono::steady_clock::now();
+    report.map_seconds = std::chrono::duration<double>(t1 - t0).count();
+    report.move_seconds = std::chrono::duration<double>(t2 - t1).count();
+    ++report.mappings;
+    set_phase(Phase::Applied);
+    if (rt->options.display_affinity) {
+      std::string text = fmt::format(
+          "canopy affinity: stream: {} recurring tasks (iterations of {} submissions) on {} workers, policy {}, "
+          "mapped in {:.2f} ms, {} pages moved{}\n",
+          row_ids.size(), mapped.size(), rt->num_workers, p.policy, report.map_seconds * 1e3, report.pages_moved,
+          report.pages_left == 0 ? std::string()
+                                 : fmt::format(", {} pages of {} handles left where they were (first: {})",
+                                               report.pages_left, report.handles_left, report.move_refusal));
+      text += describe_placement(rt, m, p);
+      std::fputs(text.c_str(), stderr);
+    }
+    if (!rt->options.affinity_dump.empty()) {
+      try {
+        write_affinity_files(rt->options.affinity_dump, fmt::format("stream-map-{}", report.mappings), rt, m, p);
+      } catch (const Error& e) {
+        // Mapped by a worker or inside submit: say so rather than fail a task.
+        std::fprintf(stderr, "canopy affinity: %s\n", e.what());
+      }
+    }
+  }
+};
+
+namespace {
+
+StreamAffinity* stream_of(RuntimeCore* rt) {
+  if (StreamAffinity* s = rt->stream.load(std::memory_order_acquire)) return s;
+  std::lock_guard<std::mutex> lock(rt->affinity_mutex);
+  if (!rt->stream_owner) {
+    rt->stream_owner = std::make_shared<StreamAffinity>(rt);
+    rt->stream.store(rt->stream_owner.get(), std::memory_order_release);
+  }
+  return rt->stream_owner.get();
+}
+
+// A timed task's duration (the worker that ran it): may complete the mapping.
+void task_ran(StreamAffinity* s, std::uint32_t id, std::uint64_t ns) {
+  Timing& t = s->timing_of(id);
+  t.ns.fetch_add(ns, std::memory_order_relaxed);
+  const std::uint32_t before = t.runs.fetch_add(1, std::memory_order_acq_rel);
+  // Only a task's first run can complete the confirmed iteration's timing
+  // (once per recurring task: the wait for the mutex is rare). Whoever
+  // holds the mutex never waits for a task.
+  if (before != 0 || s->phase_now.load(std::memory_order_acquire) != Phase::Confirmed) return;
+  std::lock_guard<std::mutex> lock(s->mutex);
+  s->try_map();
+}
+
+StreamTimer* timer_of(void* fn) {
+  return reinterpret_cast<StreamTimer*>(static_cast<char*>(fn) - sizeof(StreamTimer));
+}
+
+void timed_invoke(void* fn) {
+  const StreamTimer* t = timer_of(fn);
+  const auto t0 = std::chrono::steady_clock::now();
+  t->ops->invoke(fn);
+  const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count();
+  task_ran(t->stream, t->id - 1, static_cast<std::uint64_t>(ns > 0 ? ns : 1));
+}
+
+void timed_destroy(void* fn) {
+  const StreamTimer* t = timer_of(fn);
+  if (t->ops->destroy) t->ops->destroy(fn);
+}
+
+}  // namespace
+
+const FnOps kStreamTimedOps = {0, alignof(StreamTimer), &timed_invoke, &timed_destroy, nullptr, nullptr};
+
+StreamTask stream_task_submitted(RuntimeCore* rt, const Access* acc, std::size_t n) {
+  if (n == 0 || n > kMaxAccesses) return {};
+  // The signature, as submit merges accesses (bad ones: not tracked; submit
+  // reports them).
+  RecAccess sig[kMaxAccesses];
+  std::size_t m = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const Access& a = acc[i];
+    const auto raw = static_cast<std::uint8_t>(a.mode);
+    if (!a.data || raw > static_cast<std::uint8_t>(AccessMode::ReadWrite)) return {};
+    std::uint64_t bytes;
+    try {
+      bytes = data_entry(a.data).bytes;
+    } catch (const Error&) {
+      return {};
+    }
+    sig[m++] = {a.data.index, a.data.generation, bytes, a.mode != AccessMode::Write, a.mode != AccessMode::Read};
+  }
+  std::sort(sig, sig + m, [](const RecAccess& x, const RecAccess& y) { return x.index < y.index; });
+  std::size_t k = 0;
+  for (std::size_t i = 0; i < m; ++i) {
+    if (k > 0 && sig[k - 1].index == sig[i].index) {
+      sig[k - 1].reads = sig[k - 1].reads || sig[i].reads;
+      sig[k - 1].writes = sig[k - 1].writes || sig[i].writes;
+      continue;
+    }
+    sig[k++] = sig[i];
+  }
+  StreamAffinity* s = stream_of(rt);
+  std::lock_guard<std::mutex> lock(s->mutex);
+  if (s->disabled) return {};
+  const std::uint32_t id = s->id_of(sig, k);
+  if (id == kNone) {
+    s->disabled = true;
+    return {};
+  }
+  s->observe(id);
+  return StreamTask{id + 1, s, s->phase != Phase::Applied};
+}
+
+int stream_worker(RuntimeCore* rt, std::uint32_t id) {
+  const StreamAffinity* s = rt->stream.load(std::memory_order_acquire);
+  if (!s || id == 0) return -1;
+  const std::vector<int>* p = s->placed.load(std::memory_order_acquire);
+  return p && id - 1 < p->size() ? (*p)[id - 1] : -1;
+}
+
+}  // namespace canopy::detail::flow
+
+namespace canopy {
+
+using detail::flow::StreamAffinity;
+
+StreamReport stream_affinity(const Runtime& rt) {
+  StreamReport r;
+  StreamAffinity* s = rt.core()->stream.load(std::memory_order_acquire);
+  if (!s) return r;
+  std::lock_guard<std::mutex> lock(s->mutex);
+  r.signatures = s->sigs.size();
+  r.iteration = s->mapped.size();
+  r.recurring = s->mapped_set.size();
+  r.workers = s->mapped_workers;
+  r.manual = s->manual;
+  r.affinity = s->report;
+  return r;
+}
+
+TaskMatrix stream_matrix(const Runtime& rt) {
+  StreamAffinity* s = rt.core()->stream.load(std::memory_order_acquire);
+  if (!s) throw Error("stream_matrix: the runtime's stream has no recurring tasks (CANOPY_AFFINITY is not auto?)");
+  std::lock_guard<std::mutex> lock(s->mutex);
+  const std::vector<std::uint32_t>& it = !s->mapped.empty() ? s->mapped : s->confirmed;
+  if (it.empty()) throw Error("stream_matrix: no iteration of the stream has been recognised yet");
+  detail::flow::Recording rec;
+  std::vector<int> rows;
+  std::vector<std::uint32_t> row_ids;
+  return s->matrix_of(it, true, &rec, &rows, &row_ids);
+}
+
+void apply_stream_placement(Runtime& rt, const Placement& p) {
+  StreamAffinity* s = rt.core()->stream.load(std::memory_order_acquire);
+  if (!s) throw Error("apply_stream_placement: the runtime's stream has no recurring tasks");
+  std::lock_guard<std::mutex> lock(s->mutex);
+  const bool confirmed = !s->confirmed.empty();
+  const std::vector<std::uint32_t>& it = confirmed ? s->confirmed : s->mapped;
+  if (it.empty()) throw Error("apply_stream_placement: no iteration of the stream has been recognised yet");
+  detail::flow::Recording rec;
+  std::vector<int> rows;
+  std::vector<std::uint32_t> row_ids;
+  s->record(it, &rec, &rows, &row_ids);
+  if (static_cast<std::size_t>(p.num_tasks()) != row_ids.size())
+    throw Error(fmt::format("apply_stream_placement: the placement has {} tasks, the stream's iteration {}",
+                            p.num_tasks(), row_ids.size()));
+  if (confirmed) {
+    s->mapped = std::move(s->confirmed);
+    s->mapped_set = std::move(s->confirmed_set);
+    s->confirmed.clear();
+    s->confirmed_set.clear();
+  }
+  const std::vector<int> workers = detail::flow::placement_workers(rt.core(), p);
+  s->apply(rec, rows, row_ids, workers);
+  s->manual = true;
+  s->set_phase(detail::flow::Phase::Applied);
+}
+
+}  // namespace canopy
