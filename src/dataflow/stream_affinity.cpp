@@ -14,10 +14,11 @@
 // alternates two buffer sets has an iteration of two of its own loop's
 // iterations). An iteration is a list of ids; its set is the sorted ids
 // without repeats. Two iterations in a row with the same set confirm the
-// pattern: the matrix of the second is mapped once each of its tasks has
-// been timed (the first occurrences of a stream run after submission has
-// moved on, so the mapping is made by whoever completes that: the submitter
-// at the iteration's end or the worker that times the last task). After
+// pattern: the matrix of the second is mapped at once, in the submitter,
+// with each task's mean measured time (times its occurrences) as its work
+// when each has run, else with the bytes it accesses (a stream submits far
+// ahead of what runs: waiting for the times would leave most of what it
+// submitted unplaced). After
 // that the mapped pattern holds as long as each iteration has its set:
 //  - an iteration with another set (new tasks, other accesses) starts
 //    observing again, and the next two equal iterations are mapped anew;
@@ -117,7 +118,6 @@ struct StreamAffinity {
 
   RuntimeCore* rt;
   // ---- lock-free: read by workers ----
-  std::atomic<Phase> phase_now{Phase::Observing};
   std::atomic<Timing*> timing[kChunks] = {};         // made under the mutex, before their ids are handed out
   std::atomic<const std::vector<int>*> placed{nullptr};  // worker per id (-1: none)
 
@@ -138,6 +138,7 @@ struct StreamAffinity {
   std::vector<std::uint32_t> mapped, mapped_set;        // the iteration mapped (or applied by hand)
   std::vector<int> mapped_workers;                      // per row of the mapped matrix
   bool manual = false;
+  bool work_is_bytes = false;  // the last matrix's work: bytes accessed (its tasks had not all run)
   AffinityReport report;
   std::vector<std::unique_ptr<const std::vector<int>>> snapshots;  // every `placed` ever published
   std::vector<std::unique_ptr<Timing[]>> timing_owner;
@@ -167,7 +168,6 @@ struct StreamAffinity {
 
   void set_phase(Phase p) {
     phase = p;
-    phase_now.store(p, std::memory_order_release);
   }
 
   // One more submission of task `id` (the rules at the top).
@@ -228,11 +228,14 @@ struct StreamAffinity {
     prev_len = len;
   }
 
-  // Maps the confirmed iteration once each of its tasks has been timed.
+  // Maps the confirmed iteration: at once (the confirmation comes from the
+  // submitter, which must not wait for its tasks), with each task's
+  // measured time as its work when every one of them has run, else with
+  // the bytes each task accesses as its work (a stream that runs ahead of
+  // its tasks: mapping only once they have run would leave most of what it
+  // submitted unplaced; bytes are what a memory-bound task's time follows).
   void try_map() {
     if (phase != Phase::Confirmed) return;
-    for (std::uint32_t id : confirmed_set)
-      if (timing_of(id).runs.load(std::memory_order_acquire) == 0) return;
     map();
   }
 
@@ -256,11 +259,25 @@ struct StreamAffinity {
     std::vector<std::uint32_t> count(R, 0);
     for (int r : *rows) ++count[static_cast<std::size_t>(r)];
     std::vector<double> work(R, 0.0);
+    bool timed = true;
     for (std::size_t r = 0; r < R; ++r) {
       Timing& t = timing_of((*row_ids)[r]);
       const std::uint32_t runs = t.runs.load(std::memory_order_acquire);
-      if (runs > 0)
-        work[r] = static_cast<double>(t.ns.load(std::memory_order_relaxed)) * 1e-9 / runs * count[r];
+      if (runs == 0) {
+        timed = false;
+        break;
+      }
+      work[r] = static_cast<double>(t.ns.load(std::memory_order_relaxed)) * 1e-9 / runs * count[r];
+    }
+    work_is_bytes = !timed;
+    if (!timed) {
+      // Bytes accessed, in the unit balancing expects (a "second" a GB:
+      // only the ratios matter, and the 50 us floor stays small).
+      for (std::size_t r = 0; r < R; ++r) {
+        std::uint64_t bytes = 0;
+        for (const RecAccess& a : sigs[(*row_ids)[r]]) bytes += a.bytes;
+        work[r] = static_cast<double>(bytes) * 1e-9 * count[r];
+      }
     }
     TaskMatrix m = build_task_matrix(*rec, true, std::move(work), false, rows, static_cast<int>(R));
     if (labels) {
@@ -314,8 +331,9 @@ struct StreamAffinity {
     if (rt->options.display_affinity) {
       std::string text = fmt::format(
           "canopy affinity: stream: {} recurring tasks (iterations of {} submissions) on {} workers, policy {}, "
-          "mapped in {:.2f} ms, {} pages moved{}\n",
-          row_ids.size(), mapped.size(), rt->num_workers, p.policy, report.map_seconds * 1e3, report.pages_moved,
+          "work {}, mapped in {:.2f} ms, {} pages moved{}\n",
+          row_ids.size(), mapped.size(), rt->num_workers, p.policy, work_is_bytes ? "bytes" : "measured",
+          report.map_seconds * 1e3, report.pages_moved,
           report.pages_left == 0 ? std::string()
                                  : fmt::format(", {} pages of {} handles left where they were (first: {})",
                                                report.pages_left, report.handles_left, report.move_refusal));
@@ -345,17 +363,11 @@ StreamAffinity* stream_of(RuntimeCore* rt) {
   return rt->stream_owner.get();
 }
 
-// A timed task's duration (the worker that ran it): may complete the mapping.
+// A timed task's duration (the worker that ran it).
 void task_ran(StreamAffinity* s, std::uint32_t id, std::uint64_t ns) {
   Timing& t = s->timing_of(id);
   t.ns.fetch_add(ns, std::memory_order_relaxed);
-  const std::uint32_t before = t.runs.fetch_add(1, std::memory_order_acq_rel);
-  // Only a task's first run can complete the confirmed iteration's timing
-  // (once per recurring task: the wait for the mutex is rare). Whoever
-  // holds the mutex never waits for a task.
-  if (before != 0 || s->phase_now.load(std::memory_order_acquire) != Phase::Confirmed) return;
-  std::lock_guard<std::mutex> lock(s->mutex);
-  s->try_map();
+  t.runs.fetch_add(1, std::memory_order_release);
 }
 
 StreamTimer* timer_of(void* fn) {

@@ -174,7 +174,9 @@ void took_loose(NodeLoad& load) {
   load.since.store(monotonic_ns(), std::memory_order_relaxed);
 }
 
-// The same for a worker's loose queue.
+// The same for a worker's loose queue (Worker::loose_queued, loose_since;
+// while the worker sleeps, loose_since holds minus the time it went to
+// sleep: scheduler.cpp's park).
 void took_loose(Worker* owner) {
   owner->loose_queued.fetch_sub(1, std::memory_order_relaxed);
   owner->loose_since.store(monotonic_ns(), std::memory_order_relaxed);
@@ -192,6 +194,8 @@ void took_loose(Worker* owner) {
 // its tasks run keeps them: in the NUMA VMs idle workers of other nodes
 // otherwise took a tenth and more of a placed graph's tasks, each time one
 // of them was briefly idle.
+constexpr std::int64_t kParkedLendNs = 50'000'000;
+
 bool worker_lends(const RuntimeCore* rt, const Worker* victim, std::int64_t idle_ns) {
   if (!victim->loose_queue.maybe_nonempty()) return false;
   const std::uint32_t q = victim->loose_queued.load(std::memory_order_relaxed);
@@ -200,8 +204,14 @@ bool worker_lends(const RuntimeCore* rt, const Worker* victim, std::int64_t idle
   const int workers = static_cast<int>(n.workers.size());
   const std::int64_t task_ns = n.load.task_ns.load(std::memory_order_relaxed);
   if (node_may_lend(q, workers, 0, task_ns, idle_ns)) return true;
-  return node_may_lend(q, workers, monotonic_ns() - victim->loose_since.load(std::memory_order_relaxed), task_ns,
-                       idle_ns);
+  const std::int64_t since = victim->loose_since.load(std::memory_order_relaxed);
+  std::int64_t waited = monotonic_ns() - (since < 0 ? -since : since);
+  // A target asleep (woken by the push, not running yet) has not stalled:
+  // its (v)CPU is slow to come back (tens of ms in the NUMA VMs under
+  // load), and once awake it restarts the clock. It lends after
+  // kParkedLendNs only (progress all the same).
+  if (since < 0 && waited < kParkedLendNs) waited = 0;
+  return node_may_lend(q, workers, waited, task_ns, idle_ns);
 }
 
 // Another node's worker, idle for idle_ns, may take from node m's loose
@@ -227,7 +237,9 @@ void schedule_targeted(Worker* w, AffineTask* t, Target target) {
       to->strict_queue.push(t);
     } else {
       // Counted before the push, as a node's (NodeLoad).
-      if (to->loose_queued.fetch_add(1, std::memory_order_relaxed) == 0)
+      // (Not while it sleeps: see Worker::loose_since.)
+      if (to->loose_queued.fetch_add(1, std::memory_order_relaxed) == 0 &&
+          to->loose_since.load(std::memory_order_relaxed) >= 0)
         to->loose_since.store(monotonic_ns(), std::memory_order_relaxed);
       to->loose_queue.push(t);
     }

@@ -222,7 +222,12 @@ void stop_searching(Worker* w) {
 void park(Worker* w, std::uint32_t epoch) {
   w->parks.store(w->parks.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
   const std::int64_t t0 = now_ns();
+  // Asleep (loose_since < 0): other nodes' workers leave our loose tasks to
+  // us meanwhile (worker_lends, affinity.cpp); the stall clock restarts
+  // when we are back.
+  w->loose_since.store(-t0, std::memory_order_relaxed);
   w->rt->notifier.commit_wait(w, epoch);
+  w->loose_since.store(now_ns(), std::memory_order_relaxed);
   w->parked_ns.store(w->parked_ns.load(std::memory_order_relaxed) + (now_ns() - t0), std::memory_order_relaxed);
 }
 
