@@ -28,15 +28,19 @@ namespace canopy {
 
 namespace {
 
-// Stop balancing when the most loaded PU carries at most 10% more than the
-// mean, or less than 50 µs more: measured durations are noisy (tasks of a
+// Stop balancing when the most loaded PU carries at most 10% more than its
+// node's mean, or less than 50 µs more: measured durations are noisy (tasks of a
 // microsecond vary by their size), and each move may cost locality.
 constexpr double kBalanceSlack = 1.10;
 constexpr double kBalanceSeconds = 50e-6;
 
-// Moves tasks from the most loaded PU to a less loaded one, the closest
-// first, choosing the task whose work is nearest half the gap (each move
-// lowers the larger of the two loads). Bounded: a few moves per PU.
+// Moves tasks from the most loaded PU to a less loaded one of its NUMA
+// node, the closest first, choosing the task whose work is nearest half the
+// gap (each move lowers the larger of the two loads), while the PU carries
+// more than its node's mean by the slack. Never across NUMA nodes: a task
+// moved to another node takes its bytes with it (the handles it writes
+// stay with their main writer), and measured durations are noisy (the
+// emulated NUMA VMs especially). Bounded: a few moves per PU.
 void balance_by_work(const Topology& topo, std::vector<int>& task_pu, const std::vector<double>& work) {
   const int P = topo.num_pus();
   const int T = static_cast<int>(task_pu.size());
@@ -47,13 +51,26 @@ void balance_by_work(const Topology& topo, std::vector<int>& task_pu, const std:
     load[task_pu[t]] += work[t];
     on[task_pu[t]].push_back(t);
   }
-  const double mean = std::accumulate(load.begin(), load.end(), 0.0) / P;
-  if (mean <= 0) return;
-  std::vector<int> by_distance(P);
+  auto node_of = [&](int pu) { return topo.pu(pu).numa; };
+  std::vector<char> stuck(P, 0);  // no move lowers it any more
+  std::vector<int> by_distance;
   for (int iter = 0; iter < 4 * P + 16; ++iter) {
-    const int h = static_cast<int>(std::max_element(load.begin(), load.end()) - load.begin());
-    if (load[h] <= kBalanceSlack * mean || load[h] - mean <= kBalanceSeconds) return;
-    std::iota(by_distance.begin(), by_distance.end(), 0);
+    int h = -1;
+    for (int u = 0; u < P; ++u)
+      if (!stuck[u] && (h < 0 || load[u] > load[h])) h = u;
+    if (h < 0) return;
+    double sum = 0;
+    by_distance.clear();
+    for (int u = 0; u < P; ++u)
+      if (node_of(u) == node_of(h)) {
+        sum += load[u];
+        by_distance.push_back(u);
+      }
+    const double mean = sum / static_cast<double>(by_distance.size());
+    if (mean <= 0 || load[h] <= kBalanceSlack * mean || load[h] - mean <= kBalanceSeconds) {
+      stuck[h] = 1;
+      continue;
+    }
     std::sort(by_distance.begin(), by_distance.end(), [&](int a, int b) {
       const int da = topo.distance(h, a), db = topo.distance(h, b);
       return da != db ? da < db : load[a] < load[b];
@@ -84,7 +101,7 @@ void balance_by_work(const Topology& topo, std::vector<int>& task_pu, const std:
       moved = true;
       break;
     }
-    if (!moved) return;
+    if (!moved) stuck[h] = 1;
   }
 }
 
