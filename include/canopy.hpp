@@ -1,13 +1,15 @@
 // canopy: the umbrella header of the C++ API. It includes every public
 // header of include/canopy/ (detail/ is not API): the topology, matrices,
-// placement engine, policies and cost model, output formats, binding, profiling (profile.hpp), the
-// task runtime and affinity hints, data handles, data-flow tasks and task
-// graphs. tests/headers checks that none is left out and that each of them,
+// placement engine, policies and cost model, clusters of machines (MPI
+// ranks), output formats, binding, profiling (profile.hpp), the task runtime
+// and affinity hints, data handles, data-flow tasks and task graphs.
+// tests/headers checks that none is left out and that each of them,
 // this one included, compiles alone.
 #pragma once
 #include "canopy/affinity.hpp"
 #include "canopy/auto_affinity.hpp"
 #include "canopy/binding.hpp"
+#include "canopy/cluster.hpp"
 #include "canopy/comm_matrix.hpp"
 #include "canopy/compare.hpp"
 #include "canopy/cost.hpp"

@@ -16,6 +16,7 @@
 
 #include "canopy/error.hpp"
 #include "topology/hwloc_handle.hpp"
+#include "topology/plain_tree.hpp"
 
 namespace canopy {
 
@@ -90,6 +91,7 @@ struct TopologyBuilder {
   Topology& out;
 
   static Topology make(hwloc_topology_t t, std::string source, bool this_machine);
+  static Topology from_fields(TopologyFields f);  // a tree canopy built itself (plain_tree.hpp)
 
   // hwloc depths kept as canopy levels: the root, the PUs, and every depth
   // where some object has more than one normal child.
@@ -329,6 +331,23 @@ Topology TopologyBuilder::make(hwloc_topology_t t, std::string source, bool this
   b.count_pus();
   return topo;
 }
+
+Topology TopologyBuilder::from_fields(TopologyFields f) {
+  Topology topo;
+  topo.source_ = std::move(f.source);
+  topo.this_machine_ = false;
+  topo.levels_ = std::move(f.levels);
+  topo.nodes_ = std::move(f.nodes);
+  topo.level_nodes_ = std::move(f.level_nodes);
+  topo.pus_ = std::move(f.pus);
+  topo.cores_ = std::move(f.cores);
+  topo.numa_ = std::move(f.numa);
+  topo.ancestors_ = std::move(f.ancestors);
+  topo.pu_of_os_ = std::move(f.pu_of_os);
+  return topo;
+}
+
+Topology topology_from_fields(TopologyFields fields) { return TopologyBuilder::from_fields(std::move(fields)); }
 
 Topology::Topology() = default;
 Topology::~Topology() = default;

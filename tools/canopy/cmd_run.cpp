@@ -38,33 +38,14 @@ struct RunOptions {
   std::vector<std::string> command;
 };
 
-// The path of this canopy executable (to find the OpenMP runtime beside it).
-std::string self_executable() {
-  std::string buf(4096, '\0');
-  const ssize_t n = ::readlink("/proc/self/exe", buf.data(), buf.size() - 1);
-  if (n <= 0) throw Error(fmt::format("cannot read /proc/self/exe: {}", std::strerror(errno)), ErrorKind::System);
-  buf.resize(static_cast<size_t>(n));
-  return buf;
-}
-
-// Single-quoted for a POSIX shell when needed.
-std::string shell_quote(const std::string& s) {
-  if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+@%") ==
-                        std::string::npos)
-    return s;
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
 // The equivalent shell command: env -u X NAME=value ... program args.
 std::string command_line(const std::vector<run::EnvChange>& env, const std::vector<std::string>& command) {
   std::string line = "env";
   for (const auto& c : env)
     if (!c.value) line += " -u " + c.name;
   for (const auto& c : env)
-    if (c.value) line += " " + c.name + "=" + shell_quote(*c.value);
-  for (const auto& a : command) line += " " + shell_quote(a);
+    if (c.value) line += " " + c.name + "=" + run::shell_quote(*c.value);
+  for (const auto& a : command) line += " " + run::shell_quote(a);
   return line;
 }
 
@@ -102,7 +83,7 @@ int run_command(const RunOptions& o) {
 
   const std::string marker = o.report ? run::affinity_marker(static_cast<long>(::getpid())) : "";
   const std::string canopy_dir = runtime == run::Runtime::Canopy
-                                     ? run::omp_runtime_dir(std::getenv("CANOPY_OMP_DIR"), self_executable())
+                                     ? run::omp_runtime_dir(std::getenv("CANOPY_OMP_DIR"), run::self_executable())
                                      : "";
   const auto env = run::omp_environment(topo, p, runtime, o.report ? run::affinity_format(marker) : "", canopy_dir,
                                         std::getenv("LD_LIBRARY_PATH"));

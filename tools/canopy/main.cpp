@@ -63,11 +63,21 @@ int main(int argc, char** argv) {
   std::sort(subs.begin(), subs.end(), [](const auto& a, const auto& b) { return a.order < b.order; });
   for (auto& s : subs) {
     CLI::App* sub = app.add_subcommand(s.name, s.description);
+    if (s.description.empty()) sub->group("");  // a helper canopy starts itself (mpi-rank): not in --help
     auto run = s.setup(*sub);
     sub->callback([&action, run] { action = run; });
   }
+  // `canopy mpirun -np 4` as with every mpirun: CLI11 would read "-np" as
+  // "-n p", so it becomes --np (only before the program's "--").
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (!args.empty() && args[0] == "mpirun")
+    for (auto& a : args) {
+      if (a == "--") break;
+      if (a == "-np") a = "--np";
+    }
+  std::reverse(args.begin(), args.end());  // CLI11 takes a reversed vector
   try {
-    app.parse(argc, argv);
+    app.parse(args);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);
     std::fprintf(stderr, "canopy: %s\n", e.what());

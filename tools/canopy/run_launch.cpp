@@ -145,6 +145,23 @@ std::string find_program(const std::string& name, const char* path_env) {
   throw Error(fmt::format("program '{}' not found in PATH{}", name, found_unusable));
 }
 
+std::string self_executable() {
+  std::string buf(4096, '\0');
+  const ssize_t n = ::readlink("/proc/self/exe", buf.data(), buf.size() - 1);
+  if (n <= 0) throw Error(fmt::format("cannot read /proc/self/exe: {}", std::strerror(errno)), ErrorKind::System);
+  buf.resize(static_cast<size_t>(n));
+  return buf;
+}
+
+std::string shell_quote(const std::string& s) {
+  if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+@%") ==
+                        std::string::npos)
+    return s;
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
 void apply_environment(const std::vector<EnvChange>& changes) {
   for (const EnvChange& c : changes) {
     int rc = c.value ? ::setenv(c.name.c_str(), c.value->c_str(), 1) : ::unsetenv(c.name.c_str());

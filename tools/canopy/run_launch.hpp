@@ -58,6 +58,13 @@ std::string omp_runtime_dir(const char* env_dir, const std::string& executable);
 // or when it is a directory or not executable.
 std::string find_program(const std::string& name, const char* path_env);
 
+// The path of this canopy executable (/proc/self/exe), to find what is
+// installed beside it (the OpenMP runtime, libcanopy-mpi).
+std::string self_executable();
+
+// `s` single-quoted for a POSIX shell when it needs quoting.
+std::string shell_quote(const std::string& s);
+
 // Applies the changes to this process's environment.
 void apply_environment(const std::vector<EnvChange>& changes);
 
