@@ -66,6 +66,7 @@ fuzz:
 # fails everywhere): scripts/numa-check.sh --skip-unavailable.
 numa-check: build
 	@NUMAVM="$(NUMAVM)" bash scripts/numa-check.sh --prepare --skip-unavailable --binary $(BUILD)/bin/canopy_numa_check
+	@NUMAVM="$(NUMAVM)" bash scripts/omp-affinity-check.sh --build-dir $(BUILD)
 
 # GCC 12's own libgomp tests (Debian's gcc-12-source) on canopy's OpenMP
 # runtime, which the release build puts in $(GOMP_RUNTIME_DIR) as

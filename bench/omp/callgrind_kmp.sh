@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# bench/omp/callgrind_kmp.sh: instructions per one-thread parallel region
+# and per barrier of a clang-compiled program (kmp_overhead.c), on canopy's
+# runtime and on the system libomp, counted by callgrind (stable on a noisy
+# machine): each count is (instructions at 2N - instructions at N) / N.
+#
+#   bench/omp/callgrind_kmp.sh [BUILD_DIR]     (default: build)
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+build=$(realpath -m "${1:-$root/build}")
+clang=$(command -v clang-14 || command -v clang)
+command -v valgrind >/dev/null || { echo "callgrind_kmp: valgrind not installed" >&2; exit 2; }
+[[ -e $build/lib/canopy-omp/libomp.so.5 ]] || { echo "callgrind_kmp: build canopy_omp in $build first" >&2; exit 2; }
+prog=$(mktemp -d)/kmp_overhead
+"$clang" -fopenmp -O2 "$root/bench/omp/kmp_overhead.c" -o "$prog"
+count() {  # runtime what n
+  local env=()
+  [[ $1 == canopy ]] && env=(LD_LIBRARY_PATH="$build/lib/canopy-omp")
+  env "${env[@]}" OMP_NUM_THREADS=1 valgrind --tool=callgrind --callgrind-out-file=/dev/null "$prog" "$3" "$2" 2>&1 >/dev/null |
+    sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
+}
+n=1000
+printf '%-8s %18s %12s\n' runtime "parallel region" barrier
+for rt in canopy libomp; do
+  p=$((($(count $rt 0 $((2 * n))) - $(count $rt 0 $n)) / n))
+  b=$((($(count $rt 1 $((2 * n))) - $(count $rt 1 $n)) / n))
+  printf '%-8s %18d %12d\n' "$rt" "$p" "$b"
+done

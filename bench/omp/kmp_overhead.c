@@ -1,0 +1,26 @@
+/* One-thread construct overheads of a clang-compiled program (the libomp
+   ABI), for callgrind: `kmp_overhead N 0` runs N empty parallel regions,
+   `kmp_overhead N 1` N barriers in one region. callgrind_kmp.sh runs it
+   twice per runtime (N and 2N) and divides the difference by N. */
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+int main(int argc, char** argv) {
+  const int n = argc > 1 ? atoi(argv[1]) : 1000;
+  const int what = argc > 2 ? atoi(argv[2]) : 0;
+  volatile int sink = 0;
+  if (what == 0) {
+    for (int i = 0; i < n; ++i) {
+#pragma omp parallel
+      sink++;
+    }
+  } else {
+#pragma omp parallel
+    for (int i = 0; i < n; ++i) {
+#pragma omp barrier
+    }
+  }
+  printf("%d\n", sink);
+  return 0;
+}
