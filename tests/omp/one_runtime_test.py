@@ -16,11 +16,18 @@ import subprocess
 import sys
 
 
+# A sanitizer build's runtime needs the sanitizer's runtime loaded first
+# (the test's CMake passes its path; empty otherwise).
+SANITIZER = os.environ.get("CANOPY_TEST_SANITIZER_PRELOAD", "")
+
+
 def run(program, **env):
     e = dict(os.environ)
     e.pop("LD_LIBRARY_PATH", None)
     e.pop("LD_PRELOAD", None)
     e.update(env)
+    if SANITIZER:
+        e["LD_PRELOAD"] = " ".join(p for p in (SANITIZER, e.get("LD_PRELOAD", "")) if p)
     e.setdefault("OMP_NUM_THREADS", "2")
     return subprocess.run([program], env=e, capture_output=True, text=True, timeout=60)
 
