@@ -74,7 +74,9 @@ TEST_P(ProfilePatterns, TruePartnersComeFirstAndThePlacementCostsAtMostFivePerce
 INSTANTIATE_TEST_SUITE_P(Patterns, ProfilePatterns,
                          ::testing::Values(Pattern{"halo1d", 8, "12000", ""}, Pattern{"halo2d", 8, "12000", ""},
                                            Pattern{"pipeline", 8, "12000", ""}, Pattern{"alltoall", 8, "6000", ""},
-                                           Pattern{"permuted", 8, "12000", ""}, Pattern{"pairs", 8, "12000", ""}),
+                                           Pattern{"permuted", 8, "12000", ""}, Pattern{"pairs", 8, "12000", ""},
+                                           Pattern{"halo2d", 8, "12000", "canopy"},
+                                           Pattern{"permuted", 8, "12000", "canopy"}),
                          [](const auto& info) { return std::string(info.param.name) + (*info.param.runtime ? "_on_canopy" : ""); });
 
 }  // namespace

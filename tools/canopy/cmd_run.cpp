@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <optional>
+#include <sstream>
 
 #include "canopy/binding.hpp"
 #include "canopy/comm_matrix.hpp"
@@ -19,6 +20,8 @@
 #include "canopy/placement.hpp"
 #include "canopy/topology.hpp"
 #include "cli.hpp"
+#include "profile_launch.hpp"
+#include "run_auto.hpp"
 #include "run_launch.hpp"
 #include "run_report.hpp"
 
@@ -35,6 +38,8 @@ struct RunOptions {
   bool pack = false;
   bool report = false;
   bool dry_run = false;
+  double profile_duration = 3;  // --matrix auto: how long the profiling run may take
+  bool refresh_profile = false;
   std::vector<std::string> command;
 };
 
@@ -49,6 +54,52 @@ std::string command_line(const std::vector<run::EnvChange>& env, const std::vect
   return line;
 }
 
+// --matrix auto: the cached profile of this program run, or a profiling run
+// now (with the thread count and the runtime the real run will have).
+CommMatrix auto_matrix(const RunOptions& o, bool threads_given, std::string* source) {
+  const std::string program = run::find_program(o.command[0], std::getenv("PATH"));
+  const std::string cache = run_auto::cache_file(run_auto::cache_dir(), program, o.command,
+                                                 threads_given ? o.threads : 0, o.runtime);
+  if (o.dry_run) {
+    if (::access(cache.c_str(), R_OK) != 0)
+      throw Error(fmt::format("--matrix auto --dry-run: no profile of this run yet ({}): run it once without "
+                              "--dry-run",
+                              cache));
+    *source = "the profile of an earlier run, " + cache;
+    return read_matrix(cache);
+  }
+  if (o.profile_duration <= 0)
+    throw Error(fmt::format("--profile-duration {}: expected a number of seconds > 0", o.profile_duration));
+  profiling::LaunchOptions lo;
+  lo.library = profiling::library_path(std::getenv("CANOPY_PROFILE_LIB"), self_executable());
+  lo.duration_s = o.profile_duration;
+  // The profiling run's environment, put back afterwards: the real run's is
+  // computed from the user's.
+  const char* old_threads = std::getenv("OMP_NUM_THREADS");
+  const char* old_path = std::getenv("LD_LIBRARY_PATH");
+  const std::string saved_threads = old_threads ? old_threads : "", saved_path = old_path ? old_path : "";
+  if (threads_given) ::setenv("OMP_NUM_THREADS", std::to_string(o.threads).c_str(), 1);
+  if (run::parse_runtime(o.runtime) == run::Runtime::Canopy) {
+    const std::string dir = run::omp_runtime_dir(std::getenv("CANOPY_OMP_DIR"), self_executable());
+    ::setenv("LD_LIBRARY_PATH", (dir + (saved_path.empty() ? "" : ":" + saved_path)).c_str(), 1);
+  }
+  auto restore = [&] {
+    old_threads ? ::setenv("OMP_NUM_THREADS", saved_threads.c_str(), 1) : ::unsetenv("OMP_NUM_THREADS");
+    old_path ? ::setenv("LD_LIBRARY_PATH", saved_path.c_str(), 1) : ::unsetenv("LD_LIBRARY_PATH");
+  };
+  run_auto::AutoMatrix am;
+  try {
+    am = run_auto::auto_matrix(program, o.command, cache, o.refresh_profile, lo);
+  } catch (...) {
+    restore();
+    throw;
+  }
+  restore();
+  *source = am.source;
+  std::fprintf(stderr, "canopy: matrix: %s\n", am.source.c_str());
+  return am.matrix;
+}
+
 int run_command(const RunOptions& o) {
   if (o.command.empty()) throw Error("no program given: expected 'canopy run [options] -- program [args...]'");
   const Granularity granularity = parse_granularity(o.granularity);
@@ -58,20 +109,31 @@ int run_command(const RunOptions& o) {
 
   Topology topo = Topology::this_machine();
   std::optional<CommMatrix> matrix;
-  if (!o.matrix.empty()) {
+  std::string matrix_source;
+  const bool threads_given = o.threads_opt && o.threads_opt->count() > 0;
+  if (o.matrix == "auto") {
+    matrix = auto_matrix(o, threads_given, &matrix_source);
+  } else if (!o.matrix.empty()) {
     MatrixReadInfo info;
     matrix = read_matrix(o.matrix, MatrixFormat::Auto, &info);
     if (info.symmetrized)
       std::fprintf(stderr, "canopy: note: %s is not symmetric: using C + Ct (total traffic between i and j)\n",
                    o.matrix.c_str());
   }
-  const bool threads_given = o.threads_opt && o.threads_opt->count() > 0;
   const int n = threads_given ? o.threads : matrix ? matrix->size() : topo.num_cores();
   if (n < 1) throw Error(fmt::format("-n {}: expected at least 1 thread", n));
   const long limit = static_cast<long>(kMaxThreadsPerPU) * topo.num_pus();
   if (n > limit)
     throw Error(fmt::format("-n {}: more than {} threads per PU ({} PUs allowed here: at most {})", n,
                             kMaxThreadsPerPU, topo.num_pus(), limit));
+  if (matrix && o.matrix == "auto" && matrix->size() != n) {
+    // The profiled run may have had more threads (helpers) or fewer (it
+    // ended first) than -n: thread i is still task i.
+    std::vector<Edge> kept;
+    for (const Edge& e : matrix->edges())
+      if (e.i < n && e.j < n) kept.push_back(e);
+    matrix = CommMatrix::from_edges(n, kept);
+  }
   if (matrix && matrix->size() != n)
     throw Error(fmt::format("{} has {} tasks but -n is {}: thread i is task i, so they must match", o.matrix,
                             matrix->size(), n));
@@ -125,7 +187,15 @@ int run_command(const RunOptions& o) {
   for (const auto& c : env)
     if (c.value && c.name != "OMP_AFFINITY_FORMAT" && c.name != "OMP_DISPLAY_AFFINITY")
       head += fmt::format(" {}={}", c.name, *c.value);
-  std::string text = head + "\n" + run::format_report(r);
+  std::string text = head + "\n";
+  if (!matrix_source.empty()) {
+    std::ostringstream dense;
+    if (matrix->size() <= 32) write_matrix(dense, *matrix, MatrixFormat::Dense);
+    text += fmt::format("canopy: the matrix placed ({} threads, from {}){}\n{}", matrix->size(),
+                        matrix_source.substr(0, matrix_source.find('\n')), matrix->size() <= 32 ? ":" : "",
+                        dense.str());
+  }
+  text += run::format_report(r);
   for (const auto& u : unparsed) text += fmt::format("canopy: cannot check a thread: {}\n", u);
   std::fputs(text.c_str(), stderr);
   if (status != 0) {
@@ -140,7 +210,15 @@ const bool registered = register_subcommand(Subcommand{
       auto o = std::make_shared<RunOptions>();
       app.add_option("-p,--policy", o->policy, "Mapping policy (default: " + default_policy() + ")")
           ->group("Placement");
-      app.add_option("-m,--matrix", o->matrix, "Communication matrix: thread i is task i (dense, MatrixMarket or edges)")
+      app.add_option("-m,--matrix", o->matrix,
+                     "Communication matrix: thread i is task i (dense, MatrixMarket or edges), or 'auto': the "
+                     "program's own, profiled (docs/profile.md)")
+          ->group("Placement");
+      app.add_option("--profile-duration", o->profile_duration,
+                     "--matrix auto without a cached profile: profile at most S seconds of a first run, then stop "
+                     "it (default 3)")
+          ->group("Placement");
+      app.add_flag("--refresh-profile", o->refresh_profile, "--matrix auto: profile again even if a profile is cached")
           ->group("Placement");
       o->threads_opt = app.add_option("-n,--threads", o->threads,
                                       "Number of OpenMP threads (default: the matrix size, else the number of "

@@ -42,6 +42,15 @@ struct TempDir {
   }
 };
 
+// Some image of process `pid` has written its samples (a non-empty file).
+bool samples_written(const std::string& dir, int pid) {
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec))
+    if (e.path().filename().string().rfind(fmt::format("samples.{}.", pid), 0) == 0 && e.file_size(ec) > 0)
+      return true;
+  return false;
+}
+
 int exit_status(int status) {
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
@@ -115,7 +124,7 @@ Run run_profiled(const std::string& program, const std::vector<std::string>& arg
   ::close(exec_error[0]);
 
   int status = 0;
-  bool done = false;
+  bool done = false, stopped = false;
   if (!exec_failed && opt.duration_s > 0) {
     // Sample the first duration_s seconds: then the flush signal makes the
     // library stop and write what it has; the program runs on to its end.
@@ -129,6 +138,19 @@ Run run_profiled(const std::string& program, const std::vector<std::string>& arg
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
     if (!done) ::kill(pid, SIGRTMAX - 6);
+    if (!done && opt.stop_after_duration) {
+      // The flush signal is a real-time one: a SIGTERM sent with it would be
+      // delivered first. Wait until the samples are written, then stop it.
+      for (int i = 0; i < 200 && !samples_written(dir.path, pid); ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      ::kill(pid, SIGTERM);
+      for (int i = 0; i < 200 && !done; ++i) {
+        if (::waitpid(pid, &status, WNOHANG) == pid) done = true;
+        else std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      }
+      if (!done) ::kill(pid, SIGKILL);
+      stopped = true;
+    }
   }
   while (!done && ::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
@@ -143,6 +165,7 @@ Run run_profiled(const std::string& program, const std::vector<std::string>& arg
   Run r;
   r.status = exit_status(status);
   r.pid = pid;
+  r.stopped = stopped;
   for (const std::string& f : profile_sample_files(dir.path)) {
     try {
       ProfiledProcess p = read_profile_samples(f);

@@ -19,6 +19,7 @@ struct LaunchOptions {
   double duration_s = 0;          // > 0: stop sampling after this many seconds (the program runs on)
   unsigned period_us = 1000;      // sampling period, thread CPU time
   unsigned max_samples = 1 << 16; // per thread, before the buffer halves its rate
+  bool stop_after_duration = false;  // end the program after duration_s (SIGTERM, then SIGKILL 2 s later)
 };
 
 // What a profiled run left: the program's exit status (128 + N when killed
@@ -26,6 +27,7 @@ struct LaunchOptions {
 struct Run {
   int status = 0;
   int pid = 0;
+  bool stopped = false;  // ended by canopy after the duration (stop_after_duration)
   std::vector<ProfiledProcess> main;         // the program's own pid, one per image (exec), in order
   std::vector<std::string> other_processes;  // forked children: "pid N: T threads, S samples"
   std::vector<std::string> unreadable;       // files that could not be read, with why

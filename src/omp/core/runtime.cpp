@@ -885,3 +885,22 @@ void team_barrier() { barrier_wait(*this_thread().team, false); }
 bool team_barrier_cancellable() { return barrier_wait(*this_thread().team, true); }
 
 }  // namespace canopy::omp
+
+// For canopy's profiling library (src/profile/preload/sampler.cpp), which
+// calls it from its sampling signal handler to number each sample's thread
+// as OpenMP does: the calling thread's number in its outermost enclosing
+// parallel region (0 for an initial thread outside any), or -1 for an idle
+// pool worker or a thread that never took part in OpenMP. Only reads this
+// thread's own state, never creates it (no allocation, no lock).
+extern "C" __attribute__((visibility("default"))) int canopy_omp_profile_thread_num() {
+  using namespace canopy::omp;
+  const ThreadState* ts = tls_thread;
+  if (!ts || !ts->team || (ts->is_worker && ts->idle.load(std::memory_order_relaxed))) return -1;
+  const Team* t = ts->team;
+  int num = ts->num;
+  while (t->level > 1 && t->parent) {
+    num = t->parent_thread_num;
+    t = t->parent;
+  }
+  return t->level == 0 ? 0 : num;
+}
