@@ -563,13 +563,18 @@ def run_env(plan, runtime_dir):
     return env
 
 
+# --wrap: a command every test run goes through (e.g. `canopy profile -q -o
+# /dev/null --`, docs/profile.md): the tests must pass under it as without.
+WRAP = []
+
+
 def run_binary(plan, work, runtime_dir, timeout):
     """Runs the test once with TIMEOUT seconds (or its dg-timeout, times
     its dg-timeout-factor); returns (passed, seconds, log text). A hang is
     killed with its whole process group."""
     limit = plan.timeout if plan.timeout else timeout * plan.timeout_factor
     start = time.monotonic()
-    p = subprocess.Popen([os.path.join(work, "test.exe")], cwd=work, env=run_env(plan, runtime_dir),
+    p = subprocess.Popen(WRAP + [os.path.join(work, "test.exe")], cwd=work, env=run_env(plan, runtime_dir),
                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                          start_new_session=True)
     try:
@@ -757,7 +762,12 @@ def main(argv=None):
     ap.add_argument("--baseline-timeout", type=float, default=300.0,
                     help="seconds per run on the system libgomp (default 300, DejaGnu's)")
     ap.add_argument("--list", action="store_true", help="list the tests and their plan, do nothing else")
+    ap.add_argument("--wrap", default="",
+                    help="run every test through this command (shell words), e.g. "
+                         "'build/bin/canopy profile -q -o /dev/null --'")
     args = ap.parse_args(argv)
+    global WRAP
+    WRAP = shlex.split(args.wrap)
     global RUN_SLOTS
     RUN_SLOTS = threading.Semaphore(max(1, args.run_jobs))
     try:

@@ -25,6 +25,7 @@ struct ProfileArgs {
   std::string of, output = "-", granularity = "page", pages;
   double duration = 0;
   bool until_exit = false;
+  bool quiet = false;
   double read_weight = 0.5;
   unsigned period_us = 1000;
   unsigned max_samples = 1 << 16;
@@ -80,7 +81,7 @@ int profile_command(const ProfileArgs& a) {
     return r.status != 0 ? r.status : 1;
   }
   const SharingProfile s = sharing_profile(*image, opt);
-  std::fputs((profiling::summary(*image, s, opt) + "\n").c_str(), stderr);
+  if (!a.quiet) std::fputs((profiling::summary(*image, s, opt) + "\n").c_str(), stderr);
   if (image->num_samples() == 0)
     std::fprintf(stderr,
                  "canopy: profile: no data address was sampled: the program ran less than one sampling period "
@@ -109,6 +110,7 @@ const bool registered = register_subcommand(Subcommand{
           ->group("Output");
       app.add_option("-o,--output", a->output, "Write the matrix to FILE (default: standard output)")
           ->group("Output");
+      app.add_flag("-q,--quiet", a->quiet, "No summary line on stderr (warnings still come)")->group("Output");
       app.add_option("--pages", a->pages, "Also write each thread's sampled pages (or lines) to FILE")
           ->group("Output");
       auto* d = app.add_option("--duration", a->duration,
