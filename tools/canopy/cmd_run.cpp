@@ -71,7 +71,7 @@ CommMatrix auto_matrix(const RunOptions& o, bool threads_given, std::string* sou
   if (o.profile_duration <= 0)
     throw Error(fmt::format("--profile-duration {}: expected a number of seconds > 0", o.profile_duration));
   profiling::LaunchOptions lo;
-  lo.library = profiling::library_path(std::getenv("CANOPY_PROFILE_LIB"), self_executable());
+  lo.library = profiling::library_path(std::getenv("CANOPY_PROFILE_LIB"), run::self_executable());
   lo.duration_s = o.profile_duration;
   // The profiling run's environment, put back afterwards: the real run's is
   // computed from the user's.
@@ -80,7 +80,7 @@ CommMatrix auto_matrix(const RunOptions& o, bool threads_given, std::string* sou
   const std::string saved_threads = old_threads ? old_threads : "", saved_path = old_path ? old_path : "";
   if (threads_given) ::setenv("OMP_NUM_THREADS", std::to_string(o.threads).c_str(), 1);
   if (run::parse_runtime(o.runtime) == run::Runtime::Canopy) {
-    const std::string dir = run::omp_runtime_dir(std::getenv("CANOPY_OMP_DIR"), self_executable());
+    const std::string dir = run::omp_runtime_dir(std::getenv("CANOPY_OMP_DIR"), run::self_executable());
     ::setenv("LD_LIBRARY_PATH", (dir + (saved_path.empty() ? "" : ":" + saved_path)).c_str(), 1);
   }
   auto restore = [&] {
