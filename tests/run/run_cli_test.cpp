@@ -118,7 +118,10 @@ std::vector<OmpProgram> omp_programs() {
   p.push_back({"gfortran_canopy", CANOPY_OMP_WHERE_FORTRAN, "canopy", " --runtime canopy"});
 #endif
   // The clang-built program (libomp.so.5, the __kmpc_* ABI) on canopy's runtime.
-#ifdef CANOPY_OMP_WHERE_LIBOMP
+  // Not in sanitized builds: the program is not sanitized and canopy run
+  // does not preload the sanitizer runtime that canopy's runtime then needs
+  // (tests/omp runs clang programs on the sanitized runtime, with it preloaded).
+#if defined(CANOPY_OMP_WHERE_LIBOMP) && !defined(CANOPY_TEST_SANITIZED)
   p.push_back({"libomp_canopy", CANOPY_OMP_WHERE_LIBOMP, "canopy", " --runtime canopy"});
 #endif
 #endif
