@@ -49,7 +49,7 @@ TEST_P(ProfilePatterns, TruePartnersComeFirstAndThePlacementCostsAtMostFivePerce
 #ifdef CANOPY_OMP_RUNTIME_DIR
   if (std::string(p.runtime) == "canopy") env.push_back(std::string("LD_LIBRARY_PATH=") + CANOPY_OMP_RUNTIME_DIR);
 #else
-  if (std::string(p.runtime) == "canopy") GTEST_SKIP() << "canopy's OpenMP runtime is not built";
+  if (std::string(p.runtime) == "canopy") GTEST_SKIP() << "canopy's OpenMP runtime is not built, or is sanitized (tests/profile/CMakeLists.txt)";
 #endif
   // About 0.1 s of CPU per thread: several hundred samples each at 250 us,
   // partners an order of magnitude above the noise even on a loaded machine.
