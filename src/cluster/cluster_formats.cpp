@@ -10,30 +10,17 @@
 #include "canopy/cluster.hpp"
 #include "canopy/comm_matrix.hpp"
 #include "canopy/error.hpp"
+#include "formats/labels.hpp"
 
 namespace canopy {
 
 namespace {
 
+using formats::ranges;  // "0-3,6": Open MPI's slot lists and the CPU lists people read
+
 const ClusterFormat kFormats[] = {ClusterFormat::Table,        ClusterFormat::Json,          ClusterFormat::Rankfile4,
                                   ClusterFormat::Rankfile5,    ClusterFormat::SlurmMapCpu,   ClusterFormat::SlurmMaskCpu,
                                   ClusterFormat::SlurmHostfile, ClusterFormat::OmpPlaces};
-
-// "0-3,6": ascending numbers with runs as ranges (Open MPI's slot lists and
-// the CPU lists people read).
-std::string ranges(std::vector<int> v) {
-  std::sort(v.begin(), v.end());
-  v.erase(std::unique(v.begin(), v.end()), v.end());
-  std::string out;
-  for (size_t i = 0; i < v.size();) {
-    size_t j = i;
-    while (j + 1 < v.size() && v[j + 1] == v[j] + 1) ++j;
-    out += fmt::format("{}{}", out.empty() ? "" : ",", v[i]);
-    if (j > i) out += fmt::format("-{}", v[j]);
-    i = j + 1;
-  }
-  return out;
-}
 
 // The rankfile slot list: hwloc logical indexes of cores (granularity core)
 // or of hardware threads (granularity pu).
