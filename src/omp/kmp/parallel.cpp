@@ -72,15 +72,20 @@ void run_microtask(void* p) {
   kInvokers[r.argc](r.fn, &gtid, &tid, r.args);
 }
 
+// The captured variables clang passes after fn, into args (at most kMaxArgs).
+void read_args(const char* what, kmp_int32 argc, va_list ap, void** args) {
+  if (argc < 0 || argc > kMaxArgs)
+    fatal("%s capturing %d variables (canopy passes at most %d)", what, argc, kMaxArgs);
+  for (int i = 0; i < argc; ++i) args[i] = va_arg(ap, void*);
+}
+
 }  // namespace
 
 CANOPY_KMP void __kmpc_fork_call(ident_t*, kmp_int32 argc, Microtask fn, ...) {
-  if (argc < 0 || argc > kMaxArgs)
-    fatal("__kmpc_fork_call: a parallel region capturing %d variables (canopy passes at most %d)", argc, kMaxArgs);
   void* args[kMaxArgs];
   va_list ap;
   va_start(ap, fn);
-  for (int i = 0; i < argc; ++i) args[i] = va_arg(ap, void*);
+  read_args("__kmpc_fork_call: a parallel region", argc, ap, args);
   va_end(ap);
   Pushed& p = kmp_thread().pushed;
   const unsigned n = p.num_threads, bind = p.proc_bind;
@@ -92,12 +97,10 @@ CANOPY_KMP void __kmpc_fork_call(ident_t*, kmp_int32 argc, Microtask fn, ...) {
 
 // teams on the host (core host_teams: one team after another on the caller).
 CANOPY_KMP void __kmpc_fork_teams(ident_t*, kmp_int32 argc, Microtask fn, ...) {
-  if (argc < 0 || argc > kMaxArgs)
-    fatal("__kmpc_fork_teams: a teams region capturing %d variables (canopy passes at most %d)", argc, kMaxArgs);
   void* args[kMaxArgs];
   va_list ap;
   va_start(ap, fn);
-  for (int i = 0; i < argc; ++i) args[i] = va_arg(ap, void*);
+  read_args("__kmpc_fork_teams: a teams region", argc, ap, args);
   va_end(ap);
   Pushed& p = kmp_thread().pushed;
   const int teams = p.num_teams, limit = p.teams_thread_limit;
