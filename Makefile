@@ -51,7 +51,7 @@ test-asan:
 test-tsan:
 	cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCANOPY_SANITIZE=thread -DCANOPY_BUILD_BENCH=OFF
 	cmake --build build-tsan -j $(JOBS)
-	cd build-tsan && TSAN_OPTIONS=halt_on_error=1 ctest --output-on-failure -j $(JOBS) -L 'runtime|capi|cli|dataflow|memory|omp'
+	cd build-tsan && TSAN_OPTIONS=halt_on_error=1 ctest --output-on-failure -j $(JOBS) -L 'runtime|capi|cli|dataflow|memory|omp|trace'
 
 fuzz:
 	@bash scripts/fuzz.sh

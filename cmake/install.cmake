@@ -3,7 +3,7 @@
 # and the exported targets) and a pkg-config file (canopy.pc).
 # Two export sets, because their dependencies differ: canopyTargets (the
 # shared library and the CLI) needs only Threads; canopyStaticTargets (the
-# static library) also needs hwloc (pkg-config) and fmt at link time, which
+# static library) also needs hwloc (pkg-config), fmt and -lotf2 at link time, which
 # canopyConfig.cmake looks for only for it.
 install(TARGETS canopy_shared canopy_cli EXPORT canopyTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}

@@ -35,25 +35,33 @@ string(APPEND prologue "#pragma GCC visibility pop\n")
 set(CANOPY_EXPORT_PROLOGUE ${CMAKE_CURRENT_BINARY_DIR}/canopy_export_prologue.hpp)
 file(CONFIGURE OUTPUT ${CANOPY_EXPORT_PROLOGUE} CONTENT "${prologue}" @ONLY)
 
+# OTF2 trace files (src/trace/otf2_writer.cpp) through Debian's libotf2
+# (libotf2-trace-dev): -lotf2 is private to libcanopy.so and a link
+# dependency of libcanopy.a (canopy.pc's Libs.private, the static target's
+# link interface).
+find_library(CANOPY_OTF2_LIBRARY NAMES otf2 REQUIRED)
+find_path(CANOPY_OTF2_INCLUDE_DIR otf2/otf2.h REQUIRED)
+
 add_library(canopy_objects OBJECT ${CANOPY_SOURCES})
 set_target_properties(canopy_objects PROPERTIES CXX_VISIBILITY_PRESET hidden C_VISIBILITY_PRESET hidden
   POSITION_INDEPENDENT_CODE ON)
 target_compile_options(canopy_objects PRIVATE -include ${CANOPY_EXPORT_PROLOGUE})
 target_include_directories(canopy_objects PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/include ${CMAKE_CURRENT_SOURCE_DIR}/src)
 target_link_libraries(canopy_objects PRIVATE PkgConfig::HWLOC fmt::fmt nlohmann_json::nlohmann_json Threads::Threads)
+target_include_directories(canopy_objects SYSTEM PRIVATE ${CANOPY_OTF2_INCLUDE_DIR})
 
 set(CANOPY_PUBLIC_INCLUDES $<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}/include> $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
 
 add_library(canopy STATIC $<TARGET_OBJECTS:canopy_objects>)
 add_library(canopy::canopy_static ALIAS canopy)
 target_include_directories(canopy PUBLIC ${CANOPY_PUBLIC_INCLUDES} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/src)
-target_link_libraries(canopy PRIVATE PkgConfig::HWLOC fmt::fmt PUBLIC Threads::Threads)
+target_link_libraries(canopy PRIVATE PkgConfig::HWLOC fmt::fmt otf2 PUBLIC Threads::Threads)
 set_target_properties(canopy PROPERTIES EXPORT_NAME canopy_static)
 
 add_library(canopy_shared SHARED $<TARGET_OBJECTS:canopy_objects>)
 add_library(canopy::canopy ALIAS canopy_shared)
 target_include_directories(canopy_shared PUBLIC ${CANOPY_PUBLIC_INCLUDES})
-target_link_libraries(canopy_shared PRIVATE PkgConfig::HWLOC fmt::fmt PUBLIC Threads::Threads)
+target_link_libraries(canopy_shared PRIVATE PkgConfig::HWLOC fmt::fmt ${CANOPY_OTF2_LIBRARY} PUBLIC Threads::Threads)
 set_target_properties(canopy_shared PROPERTIES OUTPUT_NAME canopy EXPORT_NAME canopy
   VERSION ${PROJECT_VERSION} SOVERSION ${PROJECT_VERSION_MAJOR}
   LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/lib)

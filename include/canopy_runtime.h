@@ -131,6 +131,20 @@ void canopy_task_group_destroy(canopy_task_group_t* group);
 canopy_status_t canopy_parallel_for(canopy_runtime_t* rt, int64_t begin, int64_t end, int64_t grain,
                                     void (*body)(int64_t lo, int64_t hi, void* arg), void* arg);
 
+/* Tracing (canopy/trace.hpp, docs/trace.md): records what every runtime's
+ * workers do (tasks, steals, parks, releases, migrations, placements) until
+ * canopy_trace_stop, which writes `path`. format: "json" (Chrome trace
+ * events), "otf2", or NULL (from the name: .otf2 is OTF2, else JSON);
+ * events: a comma-separated list of task, steal, park, search, release,
+ * migration, placement, or NULL for all. EINVAL for a bad format or event
+ * name, or when a session records already (CANOPY_TRACE's included). */
+canopy_status_t canopy_trace_start(const char* path, const char* format, const char* events);
+/* Stops the session and writes its file; *events and *lost (either may be
+ * NULL) get the events written and those dropped because a worker's buffer
+ * was full. EINVAL when no session records; ESYSTEM when the file cannot be
+ * written. */
+canopy_status_t canopy_trace_stop(uint64_t* events, uint64_t* lost);
+
 #ifdef __cplusplus
 }
 #endif

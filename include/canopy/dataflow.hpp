@@ -34,6 +34,7 @@
 
 #include "canopy/affinity.hpp"
 #include "canopy/data.hpp"
+#include "canopy/detail/trace.hpp"
 #include "canopy/runtime.hpp"
 
 namespace canopy {
@@ -77,6 +78,8 @@ struct FnOps {
   // it (a task run at submission: one call, the callable on this frame). An
   // exception before *made is set comes from making it, after from the call.
   void (*run_here)(void* src, bool* made);
+  // The label of its spans in a trace (the callable's type; canopy/trace.hpp).
+  const char* (*label)() noexcept;
 };
 
 template <class F>
@@ -97,7 +100,7 @@ struct FnOpsOf {
 template <class F>
 inline constexpr FnOps kFnOps = {sizeof(std::decay_t<F>), alignof(std::decay_t<F>), &FnOpsOf<F>::invoke,
                                  std::is_trivially_destructible_v<std::decay_t<F>> ? nullptr : &FnOpsOf<F>::destroy,
-                                 &FnOpsOf<F>::construct, &FnOpsOf<F>::run_here};
+                                 &FnOpsOf<F>::construct, &FnOpsOf<F>::run_here, &trace_label<std::decay_t<F>>};
 
 // submit: rt == nullptr: the calling worker's runtime, else default_runtime().
 // The waits: rt == nullptr: the scope of wait_all() / wait(Data) (wait.cpp).

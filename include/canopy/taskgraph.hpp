@@ -79,7 +79,7 @@ class TaskGraph {
     constexpr void (*destroy)(void*) =
         std::is_trivially_destructible_v<Fn> ? nullptr : +[](void* p) { static_cast<Fn*>(p)->~Fn(); };
     return add_task(accesses.data(), accesses.size(), affinity, fn, +[](void* p) { (*static_cast<Fn*>(p))(); },
-                    destroy);
+                    destroy, detail::trace_label<Fn>());
   }
   template <class F>
   std::size_t add(std::initializer_list<Access> accesses, F&& f, Affinity affinity = {}) {
@@ -128,8 +128,9 @@ class TaskGraph {
   void* allocate(std::size_t bytes, std::size_t align);
   void run_in(TaskGroup& group);
   // Takes ownership of fn (destroys it when it throws).
+  // `label`: its spans' label in a trace (the callable's type).
   std::size_t add_task(const Access* accesses, std::size_t count, const Affinity& affinity, void* fn,
-                       void (*invoke)(void*), void (*destroy)(void*));
+                       void (*invoke)(void*), void (*destroy)(void*), const char* label);
 };
 
 }  // namespace canopy

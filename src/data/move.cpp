@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "canopy/data.hpp"
+#include "canopy/detail/trace.hpp"
 #include "canopy/error.hpp"
 #include "data/machine.hpp"
 #include "data/learn.hpp"
@@ -121,6 +122,7 @@ DataMoveResult data_try_move_to_node(Data d, int node) {
   }
   data_impl::count_migration(r.moved, page, r.left);
   data_refresh_location(d);
+  detail::trace_event_anywhere(detail::kTraceMigration, 0, r.moved * page, d.index, static_cast<std::uint16_t>(node));
   return r;
 }
 

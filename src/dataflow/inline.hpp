@@ -159,7 +159,7 @@ void inline_end_slow(Worker* w, Flow* f, const Access* acc, std::size_t n, int n
   t.body_base = w->deque.bottom();
   bool made = false, failed = false;
   try {
-    ops.run_here(src, &made);
+    trace_call(w, kTraceFlowTask, &ops, 0, 0, [&] { ops.run_here(src, &made); });
   } catch (...) {
     t.node = nullptr;
     if (!made) {  // making the callable threw: nothing ran, give it back

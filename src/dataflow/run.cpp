@@ -15,6 +15,7 @@
 #include <algorithm>
 
 #include "canopy/detail/affine.hpp"
+#include "canopy/detail/trace.hpp"
 #include "dataflow/flow.hpp"
 #include "dataflow/stream_affinity.hpp"
 #include "runtime/runtime_core.hpp"
@@ -161,7 +162,7 @@ namespace {
       t.node = n;
       t.body_base = w->deque.bottom();
       try {
-        n->ops->invoke(n->fn());
+        trace_call(w, kTraceFlowTask, n->ops, reinterpret_cast<std::uintptr_t>(n), 0, [&] { n->ops->invoke(n->fn()); });
         plain = nodes == 1;
       } catch (...) {
         n->failed = 1;
@@ -385,6 +386,15 @@ inline void take_oldest_unhinted(Node** list, Node** next) {
   *next = pick;
 }
 
+// Traced: one event per task that n's release made ready (the edges of the
+// data-flow graph a trace reader follows for the critical path).
+[[gnu::noinline, gnu::cold]] void trace_releases(TraceRing* r, const Node* n, const Node* ready) noexcept {
+  const std::uint64_t t = trace_clock();
+  for (; ready; ready = static_cast<const Node*>(static_cast<const void*>(ready->link.next)))
+    trace_put(r, kTraceRelease, t, t, reinterpret_cast<std::uintptr_t>(n), reinterpret_cast<std::uintptr_t>(ready), 0,
+              0);
+}
+
 [[gnu::always_inline]] inline Node* finish(Node* n, Worker* w, bool plain) {
   Node* next = nullptr;
   for (;;) {
@@ -395,6 +405,7 @@ inline void take_oldest_unhinted(Node** list, Node** next) {
       release_plain(n, d, w, &ready, &signals);
     else
       release_general(n, d, w, &ready, &signals);
+    if (TraceRing* r = trace_ring(w)) [[unlikely]] trace_releases(r, n, ready);
     Node* owner = d->owner;
     const std::int8_t cls = n->size_class;
     n->~Node();

@@ -51,6 +51,7 @@ struct Task {
   void (*destroy)(void*);
   Affinity affinity;
   std::uint32_t npreds = 0;
+  const char* label = nullptr;  // of its spans in a trace
 };
 
 // What recording knows about one handle.
@@ -143,9 +144,20 @@ using Impl = TaskGraph::Impl;
 
 void spawn_task(Impl* g, TaskGroup* group, std::uint32_t i);
 
+// A placement decided (automatically, by_hand 0) or applied (1): one trace
+// event per task, graph id -> task -> worker.
+void trace_placement(const Impl& g, std::uint16_t by_hand) {
+  for (std::size_t i = 0; i < g.placed.size(); ++i)
+    detail::trace_event_anywhere(detail::kTracePlacement, static_cast<std::uint64_t>(g.placed[i]),
+                                 reinterpret_cast<std::uintptr_t>(&g), static_cast<std::uint32_t>(i), by_hand);
+}
+
 inline void invoke_observed(Impl* g, const Task& t, std::uint32_t i) {
   const auto t0 = std::chrono::steady_clock::now();
-  t.invoke(t.fn);
+  if (detail::Worker* w = detail::tls_worker)
+    detail::trace_call(w, detail::kTraceGraphTask, t.label, reinterpret_cast<std::uintptr_t>(g), i, [&] { t.invoke(t.fn); });
+  else
+    t.invoke(t.fn);
   g->durations[i] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   g->ran_on[i] = detail::tls_worker ? detail::tls_worker->index : -1;
 }
@@ -195,6 +207,9 @@ void execute(Impl* g, TaskGroup* group, std::uint32_t i) {
       try {
         if (g->observing) [[unlikely]]
           invoke_observed(g, t, i);
+        else if (detail::Worker* w = detail::tls_worker)
+          detail::trace_call(w, detail::kTraceGraphTask, t.label, reinterpret_cast<std::uintptr_t>(g), i,
+                             [&] { t.invoke(t.fn); });
         else
           t.invoke(t.fn);
       } catch (...) {
@@ -266,7 +281,7 @@ void* TaskGraph::allocate(std::size_t bytes, std::size_t align) {
 }
 
 std::size_t TaskGraph::add_task(const Access* acc, std::size_t n, const Affinity& affinity, void* fn,
-                                void (*invoke)(void*), void (*destroy)(void*)) {
+                                void (*invoke)(void*), void (*destroy)(void*), const char* label) {
   Impl& g = *impl_;
   struct Merged {
     Data data;
@@ -341,7 +356,7 @@ std::size_t TaskGraph::add_task(const Access* acc, std::size_t n, const Affinity
   std::sort(preds.begin(), preds.end());
   preds.erase(std::unique(preds.begin(), preds.end()), preds.end());
   for (const std::uint32_t p : preds) g.successors[p].push_back(self);
-  g.tasks.push_back(Task{fn, invoke, destroy, affinity, static_cast<std::uint32_t>(preds.size())});
+  g.tasks.push_back(Task{fn, invoke, destroy, affinity, static_cast<std::uint32_t>(preds.size()), label});
   g.successors.emplace_back();
   g.nedges += preds.size();
   g.flat = false;
@@ -516,6 +531,7 @@ void TaskGraph::run_in(TaskGroup& group) {
   TaskMatrix m = detail::flow::build_task_matrix(g.recording, true, g.durations, shown);
   const Placement p = detail::flow::compute_placement(rt, m, "");
   g.placed = detail::flow::placement_workers(rt, p);
+  trace_placement(g, 0);
   const auto t1 = std::chrono::steady_clock::now();
   g.report.map_cpu_seconds = thread_cpu_seconds() - cpu0;
   g.placed_by_auto = true;
@@ -567,6 +583,7 @@ void TaskGraph::apply(Runtime& rt, const Placement& p) {
                             g.tasks.size()));
   std::vector<int> workers = detail::flow::placement_workers(rt.core(), p);
   g.placed = std::move(workers);
+  trace_placement(g, 1);
   g.placed_by_auto = false;
   g.check_next = false;
   move_handles(rt.core(), g);

@@ -19,6 +19,7 @@
 #include "canopy/data.hpp"
 #include "canopy/runtime.hpp"
 #include "canopy/topology.hpp"
+#include "canopy/detail/trace.hpp"
 #include "runtime/runtime_core.hpp"
 
 namespace canopy {
@@ -199,6 +200,7 @@ Runtime::Runtime(const RuntimeOptions& options, const Topology& topo) : core_(nu
       rt->slots.push_back(w);
     }
     build_nodes(rt, topo);
+    trace_attach(rt);  // CANOPY_TRACE, or a session running: rings for the slots
     std::vector<int> worker_pu;
     for (const WorkerPlacement& p : rt->placement) worker_pu.push_back(p.pu);
     rt->victims = build_victim_lists(topo, worker_pu);
@@ -249,6 +251,7 @@ Runtime::Runtime(const RuntimeOptions& options, const Topology& topo) : core_(nu
     }
   } catch (...) {
     stop_threads(rt);
+    trace_detach(rt);
     destroy_core(rt);
     throw;
   }
@@ -268,6 +271,7 @@ Runtime::~Runtime() {
   using namespace detail;
   RuntimeCore* rt = core_;
   stop_threads(rt);
+  trace_detach(rt);  // the session keeps a copy of its events
   if (rt->options.stats) {
     std::ostringstream s;
     print_stats(s);

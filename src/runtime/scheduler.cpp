@@ -29,6 +29,7 @@
 
 #include "canopy/detail/affine.hpp"
 #include "canopy/detail/spawn.hpp"
+#include "canopy/detail/trace.hpp"
 #include "runtime/runtime_core.hpp"
 
 namespace canopy::detail {
@@ -139,6 +140,7 @@ bool steal_deques(Worker* w, TaskSlot* out, bool* contended) {
       const StealResult r = v->deque.steal(out);
       if (r == StealResult::Ok) {
         count_steal(w, vl.group_class[gi]);
+        trace_instant(w, kTraceSteal, 0, 0, static_cast<std::uint32_t>(v->index), vl.group_class[gi]);
         return true;
       }
       if (r == StealResult::LostRace) *contended = true;
@@ -151,6 +153,7 @@ bool steal_deques(Worker* w, TaskSlot* out, bool* contended) {
       const StealResult r = rt->slots[i]->deque.steal(out);
       if (r == StealResult::Ok) {
         count_steal(w, kStealRemote);
+        trace_instant(w, kTraceSteal, 0, 0, static_cast<std::uint32_t>(i), kStealRemote);
         return true;
       }
       if (r == StealResult::LostRace) *contended = true;
@@ -226,7 +229,9 @@ void park(Worker* w, std::uint32_t epoch) {
   // us meanwhile (worker_lends, affinity.cpp); the stall clock restarts
   // when we are back.
   w->loose_since.store(-t0, std::memory_order_relaxed);
+  const std::uint64_t traced = trace_begin(w);
   w->rt->notifier.commit_wait(w, epoch);
+  trace_end(w, kTracePark, traced);
   w->loose_since.store(now_ns(), std::memory_order_relaxed);
   w->parked_ns.store(w->parked_ns.load(std::memory_order_relaxed) + (now_ns() - t0), std::memory_order_relaxed);
 }
@@ -238,17 +243,20 @@ bool find_work(Worker* w, Found* found) {
   Notifier& nt = rt->notifier;
   nt.searching().fetch_add(1, std::memory_order_seq_cst);
   std::int64_t idle_start = now_ns();  // awake and idle since
+  std::uint64_t searched = trace_begin(w);  // a span of searching (stealing), when traced
   for (;;) {
     const std::int64_t deadline = now_ns() + rt->spin_ns;
     std::int64_t idle = 0;
     for (unsigned rounds = 1;; ++rounds) {
       if (rt->stopping.load(std::memory_order_relaxed)) {
         nt.searching().fetch_sub(1, std::memory_order_seq_cst);
+        trace_end(w, kTraceSearch, searched);
         return false;
       }
       bool contended = false;
       if (search_round(w, found, &contended, idle)) {
         stop_searching(w);
+        trace_end(w, kTraceSearch, searched);
         return true;
       }
       if (contended) continue;
@@ -273,8 +281,10 @@ bool find_work(Worker* w, Found* found) {
     if (rt->stopping.load(std::memory_order_seq_cst) || any_work_visible(rt, w)) {
       nt.cancel_wait(w);
     } else {
+      trace_end(w, kTraceSearch, searched);
       park(w, epoch);
       idle_start = now_ns();
+      searched = trace_begin(w);
     }
     nt.searching().fetch_add(1, std::memory_order_seq_cst);
   }

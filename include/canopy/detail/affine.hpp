@@ -146,7 +146,7 @@ template <class F>
 void run_affine_fn(AffineTask* self, Worker* w) {
   auto* t = static_cast<AffineFn<F>*>(self);
   Group* g = t->group;
-  call_in_group(t->fn, g);
+  trace_call(w, kTraceTask, trace_label<F>(), 0, 0, [&] { call_in_group(t->fn, g); });
   t->~AffineFn<F>();
   free_block(w, t);
   complete_remote(g);

@@ -19,6 +19,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "canopy/detail/trace.hpp"
 #include "canopy/detail/worker.hpp"
 
 namespace canopy::detail {
@@ -82,7 +83,7 @@ template <class F, bool Foreign>
 Group* run_slot_task(const TaskSlot* s, Worker* w) {
   F f = load_callable<F>(s);  // first: the slot is reused by the next push
   Group* g = slot_group(s);
-  call_in_group(f, g);
+  trace_call(w, kTraceTask, trace_label<F>(), 0, 0, [&] { call_in_group(f, g); });
   ++w->tasks_run;
   return finish<Foreign>(g);
 }
@@ -128,7 +129,7 @@ template <class F, bool Foreign>
 Group* run_pooled_task(const TaskSlot* s, Worker* w) {
   auto* self = slot_pointer<FnTask<F>>(s);
   Group* g = self->group;
-  call_in_group(self->fn, g);
+  trace_call(w, kTraceTask, trace_label<F>(), 0, 0, [&] { call_in_group(self->fn, g); });
   self->~FnTask<F>();
   ++w->tasks_run;
   if constexpr (Foreign) {
@@ -169,7 +170,7 @@ template <class F>
 Group* run_invoke_task(const TaskSlot* s, Worker* w) {
   F* f = slot_pointer<F>(s);
   Group* g = slot_group(s);
-  call_in_group(*f, g);
+  trace_call(w, kTraceTask, trace_label<F>(), 0, 0, [&] { call_in_group(*f, g); });
   ++w->tasks_run;
   return g;
 }
@@ -208,7 +209,7 @@ Group* run_proxy_task(Task* t, Worker* w) {
     return nullptr;
   }
   Group* g = self->group;
-  call_in_group(self->fn(), g);
+  trace_call(w, kTraceTask, trace_label<F>(), 0, 0, [&] { call_in_group(self->fn(), g); });
   self->fn().~F();
   drop_proxy(self, w);
   ++w->tasks_run;

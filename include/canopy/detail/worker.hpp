@@ -27,6 +27,7 @@ namespace canopy::detail {
 
 struct RuntimeCore;  // src/runtime/runtime_core.hpp
 struct ProxyHeader;  // canopy/detail/spawn.hpp
+struct TraceRing;    // canopy/detail/trace.hpp
 
 // Steal statistics by distance class of the victim.
 enum StealClass { kStealSameCore = 0, kStealSameNuma = 1, kStealRemote = 2 };
@@ -45,6 +46,9 @@ struct alignas(64) Worker {
   // Count of this node's workers registered to sleep (the notifier keeps it),
   // for targeted wake-ups of a node; nullptr for extra slots.
   std::atomic<int>* node_sleepers = nullptr;
+  // The ring events go to while a trace session records (set and cleared by
+  // the session, src/trace; loaded at each event site), else nullptr.
+  std::atomic<TraceRing*> trace{nullptr};
 
   // ---- owner thread only ----
   std::uint64_t rng = 0;

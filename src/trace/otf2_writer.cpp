@@ -1,0 +1,250 @@
+// OTF2 (the Open Trace Format 2 of Score-P, Vampir, otf2-print), written
+// with Debian's libotf2: one location group per runtime (and one for the
+// threads outside every runtime), one location per worker, one region per
+// task label and one each for parked, searching, steal, release, migration
+// and placement. Spans become Enter/Leave pairs, properly nested per
+// location (a span that would end after its parent is cut at the parent's
+// end); instants become a region entered and left at once, with their
+// details as parameters (a steal's victim and distance, a release's tasks,
+// a migration's handle, bytes and node, a placement's task and worker).
+// Times are nanoseconds from the session's start (timer resolution 1e9).
+//
+// The archive: a path "dir/name.otf2" gives the anchor file dir/name.otf2
+// and the directory dir/name/ of definitions and events (OTF2's layout); an
+// existing archive of that name is an error (libotf2 does not overwrite).
+#include <fmt/format.h>
+#include <otf2/otf2.h>
+
+#include <algorithm>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "canopy/error.hpp"
+#include "trace/trace_data.hpp"
+
+namespace canopy::trace_impl {
+
+namespace {
+
+OTF2_FlushType pre_flush(void*, OTF2_FileType, OTF2_LocationRef, void*, bool) { return OTF2_FLUSH; }
+OTF2_TimeStamp post_flush(void*, OTF2_FileType, OTF2_LocationRef) { return 0; }
+OTF2_FlushCallbacks flush_callbacks = {pre_flush, post_flush};
+
+void check(OTF2_ErrorCode rc, const std::string& path, const char* what) {
+  if (rc != OTF2_SUCCESS)
+    throw Error(fmt::format("trace: writing the OTF2 archive '{}': {}: {}", path, what, OTF2_Error_GetDescription(rc)),
+                ErrorKind::System);
+}
+
+// Strings and regions, numbered as they are first used.
+struct Defs {
+  std::vector<std::string> strings;
+  std::map<std::string, OTF2_StringRef> string_ids;
+  std::vector<std::pair<OTF2_StringRef, OTF2_RegionRole>> regions;  // name, role
+  std::map<std::string, OTF2_RegionRef> region_ids;
+  OTF2_StringRef str(const std::string& s) {
+    auto [it, added] = string_ids.emplace(s, static_cast<OTF2_StringRef>(strings.size()));
+    if (added) strings.push_back(s);
+    return it->second;
+  }
+  OTF2_RegionRef region(const std::string& name, OTF2_RegionRole role) {
+    auto [it, added] = region_ids.emplace(name, static_cast<OTF2_RegionRef>(regions.size()));
+    if (added) regions.emplace_back(str(name), role);
+    return it->second;
+  }
+};
+
+enum Param : int { kVictim, kDistance, kFrom, kTo, kHandle, kBytes, kNode, kTask, kWorker, kGraph, kParams };
+const char* const kParamNames[kParams] = {"victim worker", "distance", "from task", "to task", "handle",
+                                          "bytes",         "node",     "task",      "worker",  "graph"};
+const OTF2_ParameterType kParamTypes[kParams] = {
+    OTF2_PARAMETER_TYPE_INT64,  OTF2_PARAMETER_TYPE_STRING, OTF2_PARAMETER_TYPE_UINT64, OTF2_PARAMETER_TYPE_UINT64,
+    OTF2_PARAMETER_TYPE_UINT64, OTF2_PARAMETER_TYPE_UINT64, OTF2_PARAMETER_TYPE_INT64,  OTF2_PARAMETER_TYPE_UINT64,
+    OTF2_PARAMETER_TYPE_INT64,  OTF2_PARAMETER_TYPE_UINT64};
+
+bool is_span(detail::TraceKind k) {
+  return k == detail::kTraceTask || k == detail::kTraceFlowTask || k == detail::kTraceGraphTask ||
+         k == detail::kTracePark || k == detail::kTraceSearch;
+}
+
+const char* distance_name(unsigned d) {
+  return d == detail::kStealSameCore ? "same core" : d == detail::kStealSameNuma ? "same NUMA node" : "remote";
+}
+
+}  // namespace
+
+void write_otf2(const std::string& path, const TraceData& d) {
+  std::string dir = ".", name = path;
+  if (const auto slash = path.rfind('/'); slash != std::string::npos) {
+    dir = slash == 0 ? "/" : path.substr(0, slash);
+    name = path.substr(slash + 1);
+  }
+  if (name.size() > 5 && name.compare(name.size() - 5, 5, ".otf2") == 0) name.resize(name.size() - 5);
+  if (name.empty()) throw Error(fmt::format("trace: '{}': no archive name for OTF2", path), ErrorKind::BadInput);
+
+  OTF2_Archive* archive = OTF2_Archive_Open(dir.c_str(), name.c_str(), OTF2_FILEMODE_WRITE, 1024 * 1024,
+                                            4 * 1024 * 1024, OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
+  if (!archive)
+    throw Error(fmt::format("trace: cannot create the OTF2 archive '{}/{}.otf2' (does it exist already, or is the "
+                            "directory missing?)",
+                            dir, name),
+                ErrorKind::System);
+  struct Closer {
+    OTF2_Archive* a;
+    ~Closer() {
+      if (a) OTF2_Archive_Close(a);
+    }
+  } closer{archive};
+  check(OTF2_Archive_SetFlushCallbacks(archive, &flush_callbacks, nullptr), path, "flush callbacks");
+  check(OTF2_Archive_SetSerialCollectiveCallbacks(archive), path, "collective callbacks");
+  check(OTF2_Archive_SetCreator(archive, "canopy"), path, "creator");
+  check(OTF2_Archive_OpenEvtFiles(archive), path, "event files");
+
+  Defs defs;
+  defs.str("");  // string 0: the empty string
+  std::vector<std::uint64_t> events_per_location(d.threads.size(), 0);
+  struct Open {
+    OTF2_RegionRef region;
+    std::uint64_t t1;
+  };
+  for (std::size_t loc = 0; loc < d.threads.size(); ++loc) {
+    OTF2_EvtWriter* w = OTF2_Archive_GetEvtWriter(archive, loc);
+    if (!w) check(OTF2_ERROR_INVALID, path, "event writer");
+    std::uint64_t n = 0;
+    std::vector<Open> stack;
+    auto leave_until = [&](std::uint64_t t) {
+      while (!stack.empty() && stack.back().t1 <= t) {
+        check(OTF2_EvtWriter_Leave(w, nullptr, stack.back().t1, stack.back().region), path, "leave");
+        ++n;
+        stack.pop_back();
+      }
+    };
+    // This location's records, spans before instants at one time, and the
+    // longer (outer) span first.
+    std::vector<const TraceRecord*> recs;
+    for (const TraceRecord& r : d.records)
+      if (r.thread == static_cast<int>(loc)) recs.push_back(&r);
+    std::stable_sort(recs.begin(), recs.end(), [](const TraceRecord* x, const TraceRecord* y) {
+      if (x->t0 != y->t0) return x->t0 < y->t0;
+      return x->t1 > y->t1;
+    });
+    for (const TraceRecord* r : recs) {
+      leave_until(r->t0);
+      if (is_span(r->kind)) {
+        std::string region = r->kind == detail::kTracePark     ? "parked"
+                             : r->kind == detail::kTraceSearch ? "searching"
+                                                               : d.labels[r->label];
+        const OTF2_RegionRef reg =
+            defs.region(region, r->kind == detail::kTracePark || r->kind == detail::kTraceSearch
+                                    ? OTF2_REGION_ROLE_ARTIFICIAL
+                                    : OTF2_REGION_ROLE_TASK);
+        std::uint64_t t1 = r->t1;
+        if (!stack.empty()) t1 = std::min(t1, stack.back().t1);
+        check(OTF2_EvtWriter_Enter(w, nullptr, r->t0, reg), path, "enter");
+        ++n;
+        stack.push_back({reg, t1});
+        continue;
+      }
+      const std::uint64_t t = r->t0;
+      const OTF2_RegionRef reg = defs.region(kind_name(r->kind), OTF2_REGION_ROLE_ARTIFICIAL);
+      check(OTF2_EvtWriter_Enter(w, nullptr, t, reg), path, "enter");
+      ++n;
+      auto pint = [&](Param p, std::int64_t v) {
+        check(OTF2_EvtWriter_ParameterInt(w, nullptr, t, p, v), path, "parameter");
+        ++n;
+      };
+      auto puint = [&](Param p, std::uint64_t v) {
+        check(OTF2_EvtWriter_ParameterUnsignedInt(w, nullptr, t, p, v), path, "parameter");
+        ++n;
+      };
+      switch (r->kind) {
+        case detail::kTraceSteal:
+          pint(kVictim, r->c);
+          check(OTF2_EvtWriter_ParameterString(w, nullptr, t, kDistance, defs.str(distance_name(r->d))), path,
+                "parameter");
+          ++n;
+          break;
+        case detail::kTraceRelease:
+          puint(kFrom, r->a);
+          puint(kTo, r->b);
+          break;
+        case detail::kTraceMigration:
+          puint(kHandle, r->c);
+          puint(kBytes, r->b);
+          pint(kNode, r->d);
+          break;
+        case detail::kTracePlacement:
+          puint(kGraph, r->b);
+          puint(kTask, r->c);
+          pint(kWorker, static_cast<std::int64_t>(r->a));
+          break;
+        default:
+          break;
+      }
+      check(OTF2_EvtWriter_Leave(w, nullptr, t, reg), path, "leave");
+      ++n;
+    }
+    leave_until(~std::uint64_t{0});
+    events_per_location[loc] = n;
+    check(OTF2_Archive_CloseEvtWriter(archive, w), path, "close event writer");
+  }
+  check(OTF2_Archive_CloseEvtFiles(archive), path, "close event files");
+
+  // Local definitions: none, but each location needs its (empty) file.
+  check(OTF2_Archive_OpenDefFiles(archive), path, "definition files");
+  for (std::size_t loc = 0; loc < d.threads.size(); ++loc) {
+    OTF2_DefWriter* dw = OTF2_Archive_GetDefWriter(archive, loc);
+    if (!dw) check(OTF2_ERROR_INVALID, path, "definition writer");
+    check(OTF2_Archive_CloseDefWriter(archive, dw), path, "close definition writer");
+  }
+  check(OTF2_Archive_CloseDefFiles(archive), path, "close definition files");
+
+  OTF2_GlobalDefWriter* g = OTF2_Archive_GetGlobalDefWriter(archive);
+  if (!g) check(OTF2_ERROR_INVALID, path, "global definition writer");
+  check(OTF2_GlobalDefWriter_WriteClockProperties(g, 1'000'000'000, 0, d.duration_ns + 1, OTF2_UNDEFINED_TIMESTAMP),
+        path, "clock");
+  // Strings used by the locations and groups, then all strings, regions, ...
+  std::vector<OTF2_StringRef> loc_names;
+  std::map<int, std::pair<OTF2_LocationGroupRef, OTF2_StringRef>> groups;  // runtime -> id, name
+  for (const TraceThread& t : d.threads) {
+    loc_names.push_back(defs.str(t.runtime == 0 ? "threads outside the runtimes"
+                                 : t.extra      ? fmt::format("outside thread (slot {})", t.worker)
+                                                : fmt::format("worker {} (PU L#{} P#{}, core {}, NUMA {})", t.worker,
+                                                              t.pu, t.pu_os, t.core, t.numa)));
+    if (!groups.count(t.runtime))
+      groups.emplace(t.runtime, std::pair{static_cast<OTF2_LocationGroupRef>(groups.size()),
+                                          defs.str(t.runtime == 0 ? "outside the runtimes"
+                                                                  : fmt::format("canopy runtime {}", t.runtime))});
+  }
+  const OTF2_StringRef machine = defs.str("machine"), node_class = defs.str("node");
+  std::vector<OTF2_StringRef> param_names;
+  for (int p = 0; p < kParams; ++p) param_names.push_back(defs.str(kParamNames[p]));
+  for (std::size_t s = 0; s < defs.strings.size(); ++s)
+    check(OTF2_GlobalDefWriter_WriteString(g, static_cast<OTF2_StringRef>(s), defs.strings[s].c_str()), path,
+          "string");
+  for (std::size_t r = 0; r < defs.regions.size(); ++r)
+    check(OTF2_GlobalDefWriter_WriteRegion(g, static_cast<OTF2_RegionRef>(r), defs.regions[r].first,
+                                           defs.regions[r].first, 0, defs.regions[r].second, OTF2_PARADIGM_USER,
+                                           OTF2_REGION_FLAG_NONE, 0, 0, 0),
+          path, "region");
+  for (int p = 0; p < kParams; ++p)
+    check(OTF2_GlobalDefWriter_WriteParameter(g, static_cast<OTF2_ParameterRef>(p), param_names[p], kParamTypes[p]),
+          path, "parameter");
+  check(OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 0, machine, node_class, OTF2_UNDEFINED_SYSTEM_TREE_NODE), path,
+        "system tree");
+  for (const auto& [runtime, group] : groups) {
+    (void)runtime;
+    check(OTF2_GlobalDefWriter_WriteLocationGroup(g, group.first, group.second, OTF2_LOCATION_GROUP_TYPE_PROCESS, 0,
+                                                  OTF2_UNDEFINED_LOCATION_GROUP),
+          path, "location group");
+  }
+  for (std::size_t loc = 0; loc < d.threads.size(); ++loc)
+    check(OTF2_GlobalDefWriter_WriteLocation(g, loc, loc_names[loc], OTF2_LOCATION_TYPE_CPU_THREAD,
+                                             events_per_location[loc], groups[d.threads[loc].runtime].first),
+          path, "location");
+  closer.a = nullptr;
+  check(OTF2_Archive_Close(archive), path, "close");
+}
+
+}  // namespace canopy::trace_impl

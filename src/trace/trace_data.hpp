@@ -1,0 +1,58 @@
+// Private to src/trace/: a finished session's events, decoded (times in ns
+// from the session's start, labels as text), what the writers turn into a
+// file.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "canopy/detail/trace.hpp"
+#include "canopy/trace.hpp"
+
+namespace canopy::trace_impl {
+
+// One row of the timeline: a worker slot of a runtime (runtime ids count
+// from 1 in the order runtimes were made), or, with runtime 0, the threads
+// outside every runtime (data moves from the main thread).
+struct TraceThread {
+  int runtime = 0;
+  int worker = 0;
+  bool extra = false;  // an extra slot (an outside thread that called in)
+  int pu = -1, pu_os = -1, core = -1, numa = -1;
+  // Bytes that data-flow tasks run by this worker accessed on its NUMA node
+  // and on others during the session (WorkerStats).
+  std::uint64_t bytes_local = 0, bytes_remote = 0;
+};
+
+struct TraceRecord {
+  detail::TraceKind kind;
+  int thread = 0;        // index in TraceData::threads
+  std::uint64_t t0 = 0;  // ns since the session started
+  std::uint64_t t1 = 0;
+  int label = -1;        // index in TraceData::labels (spans of tasks)
+  std::uint64_t a = 0, b = 0;  // ids as recorded (see detail::TraceKind)
+  std::uint32_t c = 0;
+  std::uint16_t d = 0;
+};
+
+struct TraceData {
+  std::vector<TraceThread> threads;
+  std::vector<std::string> labels;
+  std::vector<TraceRecord> records;  // sorted by thread, then start time
+  std::uint64_t lost = 0;
+  std::uint64_t duration_ns = 0;
+  std::uint64_t buffer_events = 0;
+};
+
+// The type in a trace_label() pretty name ("... [with T = X]" -> "X").
+std::string label_text(const char* pretty);
+
+// "task", "steal", ... (the CANOPY_TRACE_EVENTS words).
+const char* kind_name(detail::TraceKind k);
+
+// The writers (chrome_writer.cpp, otf2_writer.cpp). Throw canopy::Error
+// (kind System) when the file cannot be written.
+void write_chrome_json(const std::string& path, const TraceData& data);
+void write_otf2(const std::string& path, const TraceData& data);
+
+}  // namespace canopy::trace_impl
