@@ -55,7 +55,7 @@ def cases():
 def instructions(cmd, env):
     out_file = tempfile.mktemp(prefix="canopy-trace-cost-")
     p = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out_file}",
-                        "--toggle-collect=*stop_at_exit*"] + cmd,
+                        "--toggle-collect=*stop_at_exit*", "--collect-atstart=yes"] + cmd,
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, timeout=1800)
     if os.path.exists(out_file):
         os.remove(out_file)
@@ -103,6 +103,7 @@ def main():
     ap.add_argument("--after", required=True, help="bin directory of this build")
     ap.add_argument("--rounds", type=int, default=7, help="interleaved rounds of the slowdown (default 7)")
     ap.add_argument("--skip-callgrind", action="store_true")
+    ap.add_argument("--skip-slowdown", action="store_true")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         if not args.skip_callgrind:
@@ -114,6 +115,8 @@ def main():
                 on, ev = per_task(args.after, exe, a, tasks, trace_dir=tmp)
                 per_event = (on - off) / ev if ev > 0 else float("nan")
                 print(f"| {name} | {before:.2f} | {off:.2f} | {on:.2f} | {ev:.2f} | {per_event:.1f} |", flush=True)
+        if args.skip_slowdown:
+            return 0
         print()
         print(f"slowdown with tracing on, 2 threads, median of {args.rounds} interleaved rounds:")
         for name, exe, extra in [("fib invoke n=27", "canopy_bench_fib_canopy_invoke", ["-n", "27"]),
