@@ -58,6 +58,8 @@ void inline_undo(Flow* f, const Access* acc, std::size_t failed_at, const std::u
                  const std::uint64_t* remote, int nodes);
 // The body threw or left children (see above).
 void inline_end_slow(Worker* w, Flow* f, const Access* acc, std::size_t n, int nodes, bool failed) noexcept;
+// A body run inline in a task span (a worker that traces; inline.cpp).
+void run_here_traced(Worker* w, const FnOps& ops, void* src, bool* made);
 
 // An access's State if it passes the check (register_fast's: a known,
 // live handle whose State holds its totals, a valid mode, after the
@@ -159,7 +161,10 @@ void inline_end_slow(Worker* w, Flow* f, const Access* acc, std::size_t n, int n
   t.body_base = w->deque.bottom();
   bool made = false, failed = false;
   try {
-    trace_call(w, kTraceFlowTask, &ops, 0, 0, [&] { ops.run_here(src, &made); });
+    if (trace_ring(w) != nullptr) [[unlikely]]
+      run_here_traced(w, ops, src, &made);
+    else
+      ops.run_here(src, &made);
   } catch (...) {
     t.node = nullptr;
     if (!made) {  // making the callable threw: nothing ran, give it back

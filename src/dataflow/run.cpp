@@ -31,6 +31,8 @@ void run_affine_node(AffineTask* t, Worker* w);
 // `plain`: it ran here, on a one-node runtime, without failing, and has no
 // children (the quick release applies if it is a top-level task). Inlined
 // into run_node: a call less per task.
+// Traced: also records the releases (one test per run_node entry, not per task).
+template <bool Traced>
 [[gnu::always_inline]] inline Node* finish(Node* n, Worker* w, bool plain);
 
 // Owner computes applies: several NUMA nodes, and data_affinity not None.
@@ -147,6 +149,9 @@ void schedule_list(Node* head, Worker* w) {
 
 namespace {
 
+// Traced: each task in a span (the entry points test whether w traces
+// once, and run the traced copy out of line: the untraced one has no test).
+template <bool Traced>
 [[gnu::always_inline]] inline void run_node(Node* n, Worker* w) {
   for (;;) {
     // Ran here on a one-node runtime without failing (release_plain may apply).
@@ -162,7 +167,10 @@ namespace {
       t.node = n;
       t.body_base = w->deque.bottom();
       try {
-        trace_call(w, kTraceFlowTask, n->ops, reinterpret_cast<std::uintptr_t>(n), 0, [&] { n->ops->invoke(n->fn()); });
+        if constexpr (Traced)
+          trace_call(w, kTraceFlowTask, n->ops, reinterpret_cast<std::uintptr_t>(n), 0, [&] { n->ops->invoke(n->fn()); });
+        else
+          n->ops->invoke(n->fn());
         plain = nodes == 1;
       } catch (...) {
         n->failed = 1;
@@ -179,28 +187,38 @@ namespace {
     }
     // A task this one made ready runs next, here, without a trip through
     // the deque (the others were queued, for thieves).
-    n = finish(n, w, plain);
+    n = finish<Traced>(n, w, plain);
     if (!n) return;
     ++w->tasks_run;
   }
+}
+
+[[gnu::noinline]] void run_node_traced(Node* n, Worker* w) { run_node<true>(n, w); }
+
+// Runs n (and the tasks it makes ready next), traced or not.
+[[gnu::always_inline]] inline void run_node_entry(Node* n, Worker* w) {
+  if (trace_ring(w) != nullptr) [[unlikely]]
+    run_node_traced(n, w);
+  else
+    run_node<false>(n, w);
 }
 
 }  // namespace
 
 void run_now(Node* n, Worker* w) {
   ++w->tasks_run;
-  run_node(n, w);
+  run_node_entry(n, w);
 }
 
 namespace {
 
 Group* run_node_slot(const TaskSlot* s, Worker* w) {
   ++w->tasks_run;  // (the runtime counts the tasks it takes from affinity queues itself)
-  run_node(slot_pointer<Node>(s), w);
+  run_node_entry(slot_pointer<Node>(s), w);
   return nullptr;
 }
 
-void run_affine_node(AffineTask* t, Worker* w) { run_node(static_cast<Node*>(static_cast<void*>(t)), w); }
+void run_affine_node(AffineTask* t, Worker* w) { run_node_entry(static_cast<Node*>(static_cast<void*>(t)), w); }
 
 // Activates the queue's front group of s (the lock held, nothing active):
 // a writer, or every reader up to the next writer; a wait(Data) record
@@ -395,6 +413,7 @@ inline void take_oldest_unhinted(Node** list, Node** next) {
               0);
 }
 
+template <bool Traced>
 [[gnu::always_inline]] inline Node* finish(Node* n, Worker* w, bool plain) {
   Node* next = nullptr;
   for (;;) {
@@ -405,7 +424,8 @@ inline void take_oldest_unhinted(Node** list, Node** next) {
       release_plain(n, d, w, &ready, &signals);
     else
       release_general(n, d, w, &ready, &signals);
-    if (TraceRing* r = trace_ring(w)) [[unlikely]] trace_releases(r, n, ready);
+    if constexpr (Traced)
+      if (TraceRing* r = trace_ring(w)) trace_releases(r, n, ready);
     Node* owner = d->owner;
     const std::int8_t cls = n->size_class;
     n->~Node();
@@ -440,9 +460,9 @@ inline void take_oldest_unhinted(Node** list, Node** next) {
 
 void end_inline_parent(Node* n, Worker* w) {
   if ((n->children->count.fetch_sub(1, std::memory_order_acq_rel) & ~kWaiting) != 1) return;
-  if (Node* next = finish(n, w, false)) {
+  if (Node* next = trace_ring(w) ? finish<true>(n, w, false) : finish<false>(n, w, false)) {
     ++w->tasks_run;
-    run_node(next, w);
+    run_node_entry(next, w);
   }
 }
 

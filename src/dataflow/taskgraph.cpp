@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "canopy/error.hpp"
+#include "canopy/trace.hpp"
 #include "canopy/topology.hpp"
 #include "dataflow/flow.hpp"
 #include "dataflow/recording.hpp"
@@ -87,6 +88,8 @@ struct TaskGraph::Impl {
   detail::RuntimeCore* mapped_rt = nullptr;
   bool check_next = false;            // the run after a mapping measures locality
   bool observing = false;             // this run times tasks and notes workers
+  // observing (1) | traced (2, a trace session records): the one test execute() makes per task.
+  std::uint8_t special = 0;
   std::vector<double> durations;      // seconds, per task (observed run)
   std::vector<int> ran_on;            // worker, per task (observed run)
   bool have_durations = false;
@@ -152,7 +155,16 @@ void trace_placement(const Impl& g, std::uint16_t by_hand) {
                                  reinterpret_cast<std::uintptr_t>(&g), static_cast<std::uint32_t>(i), by_hand);
 }
 
+// Observed (automatic affinity) and/or traced.
 inline void invoke_observed(Impl* g, const Task& t, std::uint32_t i) {
+  if (!g->observing) {
+    if (detail::Worker* w = detail::tls_worker)
+      detail::trace_call(w, detail::kTraceGraphTask, t.label, reinterpret_cast<std::uintptr_t>(g), i,
+                         [&] { t.invoke(t.fn); });
+    else
+      t.invoke(t.fn);
+    return;
+  }
   const auto t0 = std::chrono::steady_clock::now();
   if (detail::Worker* w = detail::tls_worker)
     detail::trace_call(w, detail::kTraceGraphTask, t.label, reinterpret_cast<std::uintptr_t>(g), i, [&] { t.invoke(t.fn); });
@@ -205,11 +217,8 @@ void execute(Impl* g, TaskGroup* group, std::uint32_t i) {
     bool failed = g->cancelled[i].load(std::memory_order_relaxed) != 0;
     if (!failed) {
       try {
-        if (g->observing) [[unlikely]]
+        if (g->special) [[unlikely]]
           invoke_observed(g, t, i);
-        else if (detail::Worker* w = detail::tls_worker)
-          detail::trace_call(w, detail::kTraceGraphTask, t.label, reinterpret_cast<std::uintptr_t>(g), i,
-                             [&] { t.invoke(t.fn); });
         else
           t.invoke(t.fn);
       } catch (...) {
@@ -467,6 +476,7 @@ void TaskGraph::run_in(TaskGroup& group) {
     Impl& g;
     ~Done() {
       g.observing = false;
+      g.special = 0;
       g.running.store(false, std::memory_order_release);
     }
   } done{g};
@@ -497,6 +507,7 @@ void TaskGraph::run_in(TaskGroup& group) {
     g.durations.assign(n, 0.0);
     g.ran_on.assign(n, -1);
   }
+  g.special = static_cast<std::uint8_t>((g.observing ? 1 : 0) | (trace_active() ? 2 : 0));
   for (std::size_t i = 0; i < n; ++i) {
     g.pending[i].store(g.tasks[i].npreds, std::memory_order_relaxed);
     g.cancelled[i].store(0, std::memory_order_relaxed);

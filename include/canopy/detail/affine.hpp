@@ -143,13 +143,19 @@ struct AffineFn : AffineTask {
 };
 
 template <class F>
-void run_affine_fn(AffineTask* self, Worker* w) {
+inline void run_affine_fn_body(AffineTask* self, Worker* w) {
   auto* t = static_cast<AffineFn<F>*>(self);
   Group* g = t->group;
-  trace_call(w, kTraceTask, trace_label<F>(), 0, 0, [&] { call_in_group(t->fn, g); });
+  call_in_group(t->fn, g);
   t->~AffineFn<F>();
   free_block(w, t);
   complete_remote(g);
+}
+
+template <class F>
+void run_affine_fn(AffineTask* self, Worker* w) {
+  if (trace_ring(w) != nullptr) [[unlikely]] return trace_task<&run_affine_fn_body<F>>(w, trace_label<F>(), self, w);
+  run_affine_fn_body<F>(self, w);
 }
 
 template <class F>

@@ -80,12 +80,21 @@ inline F load_callable(const TaskSlot* s) {
 }
 
 template <class F, bool Foreign>
-Group* run_slot_task(const TaskSlot* s, Worker* w) {
+inline Group* run_slot_task_body(const TaskSlot* s, Worker* w) {
   F f = load_callable<F>(s);  // first: the slot is reused by the next push
   Group* g = slot_group(s);
-  trace_call(w, kTraceTask, trace_label<F>(), 0, 0, [&] { call_in_group(f, g); });
+  call_in_group(f, g);
   ++w->tasks_run;
   return finish<Foreign>(g);
+}
+
+// Each run function tests whether its worker traces (one load and a
+// branch) and takes the out-of-line traced path if so (trace.hpp).
+template <class F, bool Foreign>
+Group* run_slot_task(const TaskSlot* s, Worker* w) {
+  if (trace_ring(w) != nullptr) [[unlikely]]
+    return trace_task<&run_slot_task_body<F, Foreign>>(w, trace_label<F>(), s, w);
+  return run_slot_task_body<F, Foreign>(s, w);
 }
 
 // ---- pooled tasks ----
@@ -126,10 +135,10 @@ inline R free_block_and_return(Worker* w, T* p, R r) {
 }
 
 template <class F, bool Foreign>
-Group* run_pooled_task(const TaskSlot* s, Worker* w) {
+inline Group* run_pooled_task_body(const TaskSlot* s, Worker* w) {
   auto* self = slot_pointer<FnTask<F>>(s);
   Group* g = self->group;
-  trace_call(w, kTraceTask, trace_label<F>(), 0, 0, [&] { call_in_group(self->fn, g); });
+  call_in_group(self->fn, g);
   self->~FnTask<F>();
   ++w->tasks_run;
   if constexpr (Foreign) {
@@ -139,6 +148,13 @@ Group* run_pooled_task(const TaskSlot* s, Worker* w) {
   } else {
     return free_block_and_return(w, self, g);
   }
+}
+
+template <class F, bool Foreign>
+Group* run_pooled_task(const TaskSlot* s, Worker* w) {
+  if (trace_ring(w) != nullptr) [[unlikely]]
+    return trace_task<&run_pooled_task_body<F, Foreign>>(w, trace_label<F>(), s, w);
+  return run_pooled_task_body<F, Foreign>(s, w);
 }
 
 // Spawns f into group g on worker w (the caller counted it).
@@ -167,12 +183,18 @@ inline void spawn_task(Worker* w, Group* g, F&& f) {
 // ---- invoke ----
 
 template <class F>
-Group* run_invoke_task(const TaskSlot* s, Worker* w) {
+inline Group* run_invoke_task_body(const TaskSlot* s, Worker* w) {
   F* f = slot_pointer<F>(s);
   Group* g = slot_group(s);
-  trace_call(w, kTraceTask, trace_label<F>(), 0, 0, [&] { call_in_group(*f, g); });
+  call_in_group(*f, g);
   ++w->tasks_run;
   return g;
+}
+
+template <class F>
+Group* run_invoke_task(const TaskSlot* s, Worker* w) {
+  if (trace_ring(w) != nullptr) [[unlikely]] return trace_task<&run_invoke_task_body<F>>(w, trace_label<F>(), s, w);
+  return run_invoke_task_body<F>(s, w);
 }
 
 // ---- affinity proxies ----
@@ -202,18 +224,24 @@ void drop_proxy(ProxyTask<F>* self, Worker* w) {
 // Both copies run through here: the mailbox one (as a Task) and the deque
 // one (from its slot).
 template <class F>
+inline Group* run_proxy_body(ProxyTask<F>* self, Worker* w) {
+  Group* g = self->group;
+  call_in_group(self->fn(), g);
+  self->fn().~F();
+  drop_proxy(self, w);
+  ++w->tasks_run;
+  return g;
+}
+
+template <class F>
 Group* run_proxy_task(Task* t, Worker* w) {
   auto* self = static_cast<ProxyTask<F>*>(t);
   if (self->claimed.exchange(1, std::memory_order_acq_rel) != 0) {
     drop_proxy(self, w);  // the other copy runs (or ran) it, and counts it
     return nullptr;
   }
-  Group* g = self->group;
-  trace_call(w, kTraceTask, trace_label<F>(), 0, 0, [&] { call_in_group(self->fn(), g); });
-  self->fn().~F();
-  drop_proxy(self, w);
-  ++w->tasks_run;
-  return g;
+  if (trace_ring(w) != nullptr) [[unlikely]] return trace_task<&run_proxy_body<F>>(w, trace_label<F>(), self, w);
+  return run_proxy_body<F>(self, w);
 }
 
 template <class F>

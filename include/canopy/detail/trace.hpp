@@ -143,6 +143,18 @@ inline void trace_end(Worker* w, TraceKind kind, std::uint64_t t0) noexcept {
     if (TraceRing* r = trace_ring(w)) trace_put(r, kind, t0, trace_clock(), 0, 0, 0, 0);
 }
 
+// The traced path of a task kind's run function, out of line so that the
+// untraced path keeps its code (its tail calls, no stack frame): runs
+// Body(args...) inside a task span labelled `label`. The caller tested
+// trace_ring(w) first; it may have become null since (a session stopped).
+template <auto Body, class... Args>
+[[gnu::noinline]] auto trace_task(Worker* w, const void* label, Args... args) {
+  TraceRing* r = trace_ring(w);
+  if (r == nullptr) return Body(args...);
+  TraceSpanEnd end{r, kTraceTask, trace_clock(), reinterpret_cast<std::uint64_t>(label), 0, 0};
+  return Body(args...);
+}
+
 // Events of threads that hold no worker slot (a data move from the main
 // thread): a lock-protected buffer of the session (src/trace). Not a hot
 // path. Does nothing when no session records `kind`.
