@@ -85,7 +85,7 @@ std::string timeline_svg(const TraceFile& t, const SvgOptions& o) {
 
   std::string svg = fmt::format(
       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\" "
-      "font-family=\"sans-serif\" font-size=\"12\">\n"
+      "font-family=\"sans-serif\" font-size=\"12\" shape-rendering=\"crispEdges\">\n"
       "<rect x=\"0\" y=\"0\" width=\"{}\" height=\"{}\" fill=\"#ffffff\"/>\n"
       "<defs><marker id=\"arrow\" markerWidth=\"8\" markerHeight=\"8\" refX=\"7\" refY=\"4\" orient=\"auto\">"
       "<path d=\"M0,0 L8,4 L0,8 z\" fill=\"#000000\"/></marker></defs>\n"
@@ -114,7 +114,7 @@ std::string timeline_svg(const TraceFile& t, const SvgOptions& o) {
     std::vector<double> open;
     for (const TraceSpan& s : r.spans) {
       const double x0 = x_of(s.t0), x1 = x_of(s.t1);
-      const double w = std::max(x1 - x0, 0.6);
+      const double w = std::max(x1 - x0, 1.0);  // at least a pixel: every task shows
       if (s.category == "park") {
         svg += fmt::format("<rect x=\"{:.2f}\" y=\"{}\" width=\"{:.2f}\" height=\"4\" fill=\"#999999\"/>\n", x0,
                            y + row_h - 4, w);
@@ -131,8 +131,8 @@ std::string timeline_svg(const TraceFile& t, const SvgOptions& o) {
       open.push_back(s.t1);
       const int inset = depth * 4;
       svg += fmt::format(
-          "<rect x=\"{:.2f}\" y=\"{}\" width=\"{:.2f}\" height=\"{}\" fill=\"{}\" stroke=\"#ffffff\" "
-          "stroke-width=\"0.3\"><title>{} ({:.3f} ms)</title></rect>\n",
+          "<rect x=\"{:.2f}\" y=\"{}\" width=\"{:.2f}\" height=\"{}\" fill=\"{}\" "
+          "><title>{} ({:.3f} ms)</title></rect>\n",
           x0, y + inset, w, row_h - 6 - 2 * inset, color(r, s), escape(s.label), (s.t1 - s.t0) / 1000.0);
     }
   }
