@@ -26,6 +26,7 @@
 #include "canopy/detail/affine.hpp"
 #include "canopy/error.hpp"
 #include "canopy/topology.hpp"
+#include "runtime/bubbles.hpp"
 #include "runtime/runtime_core.hpp"
 
 namespace canopy {
@@ -311,6 +312,7 @@ AffineTask* steal_loose(Worker* w, bool* busy, bool remote, std::int64_t idle_ns
 
 bool affine_work_visible(RuntimeCore* rt, Worker* w) {
   if (!rt->hints_used.load(std::memory_order_seq_cst)) return false;
+  if (bubble_work_visible(rt, w)) return true;
   if (w->strict_queue.looks_nonempty() || w->loose_queue.looks_nonempty()) return true;
   for (int m = 0; m < num_numa_nodes(rt); ++m) {
     const NodeQueues& n = *rt->nodes[m];

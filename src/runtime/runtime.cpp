@@ -20,6 +20,7 @@
 #include "canopy/runtime.hpp"
 #include "canopy/topology.hpp"
 #include "canopy/detail/trace.hpp"
+#include "runtime/bubbles.hpp"
 #include "runtime/runtime_core.hpp"
 
 namespace canopy {
@@ -204,6 +205,7 @@ Runtime::Runtime(const RuntimeOptions& options, const Topology& topo) : core_(nu
     std::vector<int> worker_pu;
     for (const WorkerPlacement& p : rt->placement) worker_pu.push_back(p.pu);
     rt->victims = build_victim_lists(topo, worker_pu);
+    build_bubble_domains(rt, topo, worker_pu);
     // Extra slots steal from every worker, in index order.
     for (int i = rt->num_workers; i < rt->num_slots; ++i) {
       VictimList l;

@@ -21,6 +21,7 @@
 
 #include "canopy/detail/worker.hpp"
 #include "canopy/runtime.hpp"
+#include "runtime/domains.hpp"
 #include "runtime/notifier.hpp"
 #include "runtime/victims.hpp"
 
@@ -50,6 +51,16 @@ struct alignas(64) NodeQueues {
   std::vector<int> steal_order;     // the other nodes, closest first
 };
 
+// One domain of the workers (domains.hpp) and the bubbles attached to it
+// that have tasks queued (bubbles.cpp).
+struct alignas(64) BubbleDomain {
+  AffineQueue bubbles;         // BubbleCores (through their AffineTask link)
+  std::atomic<int> queued{0};  // how many are in `bubbles`
+  // ---- written once at start ----
+  Domain shape;
+  int subtree_end = 0;  // its subtree is the domains [id, subtree_end)
+};
+
 struct RuntimeCore {
   RuntimeOptions options;
   // The machine the workers were placed on, and (made on first use by
@@ -73,6 +84,15 @@ struct RuntimeCore {
   std::int64_t spin_ns = 50'000;           // how long an idle worker searches before it parks
 
   std::vector<std::unique_ptr<NodeQueues>> nodes;  // K entries
+  // Bubbles (bubbles.cpp): the domains, each slot's domains smallest first,
+  // the expected work placed on each worker (under bubble_mutex), bubbles
+  // queued on any domain, whole-group steals.
+  std::vector<std::unique_ptr<BubbleDomain>> domains;
+  std::vector<std::vector<int>> worker_domains;
+  std::mutex bubble_mutex;
+  std::vector<double> bubble_load;
+  alignas(64) std::atomic<int> bubbles_queued{0};
+  std::atomic<std::uint64_t> bubbles_taken{0};
   std::vector<int> node_of_machine_node;          // machine node -> runtime node (closest with workers)
 
   alignas(64) std::atomic<bool> stopping{false};

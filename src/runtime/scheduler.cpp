@@ -30,6 +30,7 @@
 #include "canopy/detail/affine.hpp"
 #include "canopy/detail/spawn.hpp"
 #include "canopy/detail/trace.hpp"
+#include "runtime/bubbles.hpp"
 #include "runtime/runtime_core.hpp"
 
 namespace canopy::detail {
@@ -206,7 +207,12 @@ bool search_round(Worker* w, Found* found, bool* contended, std::int64_t idle_ns
   if (found->mail) return true;
   const bool hints = w->rt->hints_used.load(std::memory_order_relaxed);
   if (hints && (found->affine = take_affine(w, contended))) return true;
+  if (hints && (found->affine = take_bubble_task(w, contended))) return true;
   if (steal_deques(w, &found->slot, contended)) return true;
+  // Whole groups of other subtrees before single loose tasks (bubbles.cpp).
+  if (hints && loose > 0 &&
+      (found->affine = steal_bubble(w, contended, idle_ns, kRemoteLooseDelayNs, kLooseDelayNs)))
+    return true;
   if (hints && loose > 0 && (found->affine = steal_loose(w, contended, loose > 1, idle_ns))) return true;
   w->failed_steal_rounds.store(w->failed_steal_rounds.load(std::memory_order_relaxed) + 1,
                                std::memory_order_relaxed);
