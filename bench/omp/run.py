@@ -2,15 +2,19 @@
 """Runs the OpenMP runtime benchmarks (bench/omp): the same gcc-compiled
 binaries on libgomp, on LLVM's libomp (through its libgomp compatibility)
 and on canopy's OpenMP runtime, and prints medians, ratios and the bars of
-issue 11 (docs/bench-omp.md).
+issue 11 (docs/bench-omp.md). With --abi kmp: the clang-compiled binaries
+(canopy_bench_omp_kmp_*, the libomp ABI) on libomp and on canopy, and the
+bars of issue 12.
 
-    python3 bench/omp/run.py --bin build/bin [--runtimes gomp,libomp,canopy]
-        [--rounds 5] [--threads 1,2,4,8,16] [--shapes 2x2,4x2,8x4,16x8]
-        [--only REGEX] [--markdown] [--smoke]
+    python3 bench/omp/run.py --bin build/bin [--abi gomp|kmp]
+        [--runtimes gomp,libomp,canopy] [--rounds 5] [--threads 1,2,4,8,16]
+        [--shapes 2x2,4x2,8x4,16x8] [--only REGEX] [--markdown] [--smoke]
 
 The runtime is chosen by LD_LIBRARY_PATH: a directory whose libgomp.so.1 is
 the runtime (libomp: a temporary directory with a libgomp.so.1 link to
-libomp.so.5; canopy: <build>/lib/canopy-omp). Before any measurement each
+libomp.so.5; canopy: <build>/lib/canopy-omp); with --abi kmp, a directory
+whose libomp.so.5 is the runtime (libomp: a temporary directory with a
+libomp.so.5 link to the system's; canopy: <build>/lib/canopy-omp). Before any measurement each
 runtime is checked once: a program run with -m must have mapped that very
 library (read from /proc/self/maps) and no other OpenMP runtime, with a
 2-thread team; otherwise the run stops. The same run has OMP_DISPLAY_ENV=true:
@@ -48,11 +52,23 @@ PROGRAMS = {
 TASK_PROGRAMS = ["fib", "nqueens", "mergesort", "sparselu", "strassen", "uts", "wavefront", "cholesky"]
 RUNTIMES = ["gomp", "libomp", "canopy"]
 PEERS = ["gomp", "libomp"]
+# --abi kmp (clang's programs): the runtimes, and the one peer of issue 12's bars
+KMP_RUNTIMES = ["libomp", "canopy"]
+KMP_PEERS = ["libomp"]
 EPCC_TEAM_BAR = ["barrier", "parallel", "for"]  # the oversubscribed bar's constructs
+# the bars of issue 12 (--abi kmp): canopy / libomp at 1 and 2 threads, and
+# the oversubscribed team constructs' share of libomp's time
+KMP_GEOMEAN_BAR, KMP_EACH_BAR, KMP_TEAM_BAR = 1.0, 1.1, 0.5
 
 
 def exe(args, program):
-    return os.path.join(args.bin, f"canopy_bench_omp_{program}")
+    infix = "kmp_" if args.abi == "kmp" else ""
+    return os.path.join(args.bin, f"canopy_bench_omp_{infix}{program}")
+
+
+def library_name(args):
+    """The file name the programs ask the dynamic loader for."""
+    return "libomp.so.5" if args.abi == "kmp" else "libgomp.so.1"
 
 
 def find_libomp(given):
@@ -70,7 +86,10 @@ def setup_runtimes(args, tmpdir):
     """{runtime: (LD_LIBRARY_PATH, the library file that must be mapped or None for the system's libgomp)}
     for the runtimes asked for whose library exists; the others are named as skipped."""
     runtimes, skipped = {}, []
+    name = library_name(args)
     for rt in args.runtimes:
+        if rt == "gomp" and args.abi == "kmp":
+            raise SystemExit("run.py: --abi kmp: clang's programs run on libomp and canopy, not on libgomp")
         if rt == "gomp":
             runtimes[rt] = ("", None)
         elif rt == "libomp":
@@ -80,13 +99,13 @@ def setup_runtimes(args, tmpdir):
                 continue
             d = os.path.join(tmpdir, "libomp")
             os.makedirs(d, exist_ok=True)
-            os.symlink(lib, os.path.join(d, "libgomp.so.1"))
+            os.symlink(lib, os.path.join(d, name))
             runtimes[rt] = (d, os.path.realpath(lib))
         elif rt == "canopy":
             d = args.canopy_lib or os.path.join(args.bin, "..", "lib", "canopy-omp")
-            lib = os.path.join(d, "libgomp.so.1")
+            lib = os.path.join(d, name)
             if not os.path.exists(lib) and args.canopy_lib:
-                raise SystemExit(f"run.py: --canopy-lib {args.canopy_lib}: no libgomp.so.1 there")
+                raise SystemExit(f"run.py: --canopy-lib {args.canopy_lib}: no {name} there")
             if not os.path.exists(lib):
                 skipped.append(f"canopy (no {os.path.normpath(lib)} yet)")
                 continue
@@ -138,7 +157,7 @@ def verify_runtimes(args, runtimes):
         # Both peers print the block; a runtime that does not is named (the
         # maps check above is what proves the switch).
         if "OPENMP DISPLAY ENVIRONMENT BEGIN" not in p.stderr:
-            if rt in PEERS:
+            if rt in args.peers:
                 raise SystemExit(f"run.py: {rt}: OMP_DISPLAY_ENV=true printed no environment block: "
                                  f"{p.stderr[-500:]!r}")
             info[rt] = (lib, "? (no OMP_DISPLAY_ENV block printed)")
@@ -153,7 +172,13 @@ def check_the_check(args, runtimes):
     (libomp expected, the system's libgomp loaded; and the reverse)."""
     if "libomp" not in runtimes:
         return
-    wrong = [{"libomp": ("", runtimes["libomp"][1])}, {"gomp": (runtimes["libomp"][0], None)}]
+    if args.abi == "kmp":  # each runtime's directory given to the other
+        if "canopy" not in runtimes:
+            return
+        wrong = [{"libomp": (runtimes["canopy"][0], runtimes["libomp"][1])},
+                 {"canopy": (runtimes["libomp"][0], runtimes["canopy"][1])}]
+    else:
+        wrong = [{"libomp": ("", runtimes["libomp"][1])}, {"gomp": (runtimes["libomp"][0], None)}]
     for fake in wrong:
         try:
             verify_runtimes(args, fake)
@@ -231,8 +256,8 @@ def fmt(v, scale=1, digits=3):
     return "-" if v is None else f"{v * scale:.{digits}g}"
 
 
-def best_peer(results, bench, t):
-    vals = [v for v in (median(results, bench, p, t) for p in PEERS) if v is not None]
+def best_peer(results, bench, t, peers=PEERS):
+    vals = [v for v in (median(results, bench, p, t) for p in peers) if v is not None]
     return min(vals) if vals else None
 
 
@@ -322,6 +347,78 @@ def report_nested(results, args):
             print(f"bar (canopy's time does not grow like libgomp's: growth <= 1.5x and <= gomp's): {yes_no(ok)}")
 
 
+def kmp_row(results, bench, t):
+    """(libomp, canopy, canopy / libomp) medians of one bench at t threads."""
+    lv, cv = median(results, bench, "libomp", t), median(results, bench, "canopy", t)
+    return lv, cv, ratio(cv, lv)
+
+
+def report_kmp(results, args):
+    """--abi kmp: the constructs, the task programs and the nested shapes of
+    clang's programs on libomp and canopy, and the verdicts of issue 12's bars."""
+    small = {}  # threads (1, 2): [(name, canopy / libomp)]
+    team = []   # (construct, threads, canopy / libomp) at >= 8 threads
+    constructs = []
+    for (b, _, _) in results:
+        if b.startswith("epcc-") and b not in constructs:
+            constructs.append(b)
+    rows = []
+    for c in constructs:
+        for t in args.threads:
+            lv, cv, r = kmp_row(results, c, t)
+            if lv is None and cv is None:
+                continue
+            bar = None
+            if r is not None and t <= 2:
+                small.setdefault(t, []).append((c[5:], r))
+                bar = r <= KMP_EACH_BAR
+            elif r is not None and t >= 8 and c[5:] in EPCC_TEAM_BAR:
+                team.append((c[5:], t, r))
+                bar = r <= KMP_TEAM_BAR
+            rows.append([c[5:], t, fmt(lv, 1e6), fmt(cv, 1e6), "-" if r is None else f"{r:.2f}x", yes_no(bar)])
+    table(f"clang-compiled EPCC-style overheads, µs per construct beyond its work (ratio: canopy / libomp; bar: "
+          f"<= {KMP_EACH_BAR}x at 1-2 threads; barrier/parallel/for at >= 8 threads <= {KMP_TEAM_BAR}x)",
+          ["construct", "threads", "libomp µs", "canopy µs", "ratio", "bar met"], rows, args.markdown)
+    rows = []
+    for p in TASK_PROGRAMS:
+        for t in args.task_threads:
+            lv, cv, r = kmp_row(results, p, t)
+            if lv is None and cv is None:
+                continue
+            bar = None
+            if r is not None and t <= 2:
+                small.setdefault(t, []).append((p, r))
+                bar = r <= KMP_EACH_BAR
+            rows.append([p, t, fmt(lv, 1e3), fmt(cv, 1e3), "-" if r is None else f"{r:.2f}x", yes_no(bar)])
+    table(f"clang-compiled task programs, ms per run (ratio: canopy / libomp; bar: <= {KMP_EACH_BAR}x at 1-2 threads)",
+          ["program", "threads", "libomp ms", "canopy ms", "ratio", "bar met"], rows, args.markdown)
+    rows = []
+    for o, i in args.shapes:
+        lv, cv, r = kmp_row(results, f"nested-{o}x{i}", o * i)
+        if lv is None and cv is None:
+            continue
+        rows.append([f"{o}x{i}", o * i, fmt(lv, 1e3), fmt(cv, 1e3), "-" if r is None else f"{r:.2f}x"])
+    table("clang-compiled nested parallelism (BT-MZ shape, outer x inner threads), ms per run (ratio: canopy / libomp)",
+          ["shape", "threads", "libomp ms", "canopy ms", "ratio"], rows, args.markdown)
+    verdicts = []
+    for t, rs in sorted(small.items()):
+        geo = math.exp(sum(math.log(r) for _, r in rs) / len(rs))
+        worst = max(rs, key=lambda x: x[1])
+        ok = geo <= KMP_GEOMEAN_BAR and worst[1] <= KMP_EACH_BAR
+        verdicts.append(ok)
+        print(f"bar at {t} thread{'s' if t > 1 else ''}: canopy / libomp over {len(rs)} constructs and programs: "
+              f"geometric mean {geo:.3f} (<= {KMP_GEOMEAN_BAR}), worst {worst[0]} {worst[1]:.2f}x "
+              f"(<= {KMP_EACH_BAR}x): {yes_no(ok)}")
+    for t in sorted({t for _, t, _ in team}):
+        rs = [(c, r) for c, tt, r in team if tt == t]
+        ok = all(r <= KMP_TEAM_BAR for _, r in rs)
+        verdicts.append(ok)
+        print(f"bar at {t} threads: barrier/parallel/for at most {KMP_TEAM_BAR}x of libomp's: " +
+              ", ".join(f"{c} {r:.2f}x" for c, r in rs) + f": {yes_no(ok)}")
+    if verdicts:
+        print(f"issue 12's bars: {sum(verdicts)} of {len(verdicts)} met")
+
+
 def report_memory(results, args):
     rts = list(args.runtime_envs)
     rows = []
@@ -333,7 +430,7 @@ def report_memory(results, args):
             kib = max(peak[rt])
             base = max(args.rss.get(("taskmem-base", rt, t), [0]))
             held = max(args.outstanding.get((rt, t), [0]))
-            peers = [max(peak[p]) for p in PEERS if peak.get(p)]
+            peers = [max(peak[p]) for p in args.peers if peak.get(p)]
             r = f"{kib / min(peers):.2f}x" if rt == "canopy" and peers else "-"
             per_task = f"{(kib - base) * 1024 / held:.0f}" if held > 1 else "-"
             rows.append([t, rt, f"{kib / 1024:.1f}", f"{base / 1024:.1f}", held, per_task,
@@ -347,7 +444,11 @@ def report_memory(results, args):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_common_arguments(ap, PROGRAMS)
-    ap.add_argument("--runtimes", default=",".join(RUNTIMES), help="runtimes to run on, comma separated")
+    ap.add_argument("--abi", choices=["gomp", "kmp"], default="gomp",
+                    help="gomp: the gcc-compiled programs (libgomp ABI) on gomp, libomp, canopy; kmp: the "
+                         "clang-compiled ones (canopy_bench_omp_kmp_*, libomp ABI) on libomp and canopy")
+    ap.add_argument("--runtimes", default="",
+                    help="runtimes to run on, comma separated (default: gomp,libomp,canopy; --abi kmp: libomp,canopy)")
     ap.add_argument("--shapes", default="",
                     help="nested shapes OUTERxINNER, comma separated (default 2x2,4x2,8x4,16x8; --smoke: 2x2,4x2)")
     ap.add_argument("--task-threads", default="",
@@ -366,11 +467,13 @@ def main():
         raise SystemExit("run.py: --threads / --task-threads take numbers, --shapes OUTERxINNER pairs (e.g. 2x2,4x2)")
     if any(t < 1 for t in args.threads + args.task_threads) or any(len(s) != 2 or min(s) < 1 for s in args.shapes):
         raise SystemExit("run.py: thread counts and shapes must be positive")
-    args.runtimes = [r for r in args.runtimes.split(",") if r]
+    args.runtimes = [r for r in (args.runtimes or ",".join(KMP_RUNTIMES if args.abi == "kmp" else RUNTIMES)).split(",") if r]
+    args.peers = KMP_PEERS if args.abi == "kmp" else PEERS
     if not os.path.isdir(args.bin):
         raise SystemExit(f"run.py: --bin {args.bin}: no such directory")
     if not os.path.exists(exe(args, "fib")):
-        raise SystemExit(f"run.py: {exe(args, 'fib')} is not built (target canopy_bench_omp_fib)")
+        raise SystemExit(f"run.py: {exe(args, 'fib')} is not built (target {os.path.basename(exe(args, 'fib'))}"
+                         f"{'_build: needs clang-14 and libomp-dev' if args.abi == 'kmp' else ''})")
     with tempfile.TemporaryDirectory(prefix="canopy-bench-omp-") as tmp:
         args.runtime_envs, skipped = setup_runtimes(args, tmp)
         for s in skipped:
@@ -386,9 +489,12 @@ def main():
     if args.smoke:
         print(f"smoke: {len(results)} results on {', '.join(args.runtime_envs)}; {len(args.failures)} failures")
         return 1 if args.failures or not results else 0
-    report_epcc(results, args)
-    report_tasks(results, args)
-    report_nested(results, args)
+    if args.abi == "kmp":
+        report_kmp(results, args)
+    else:
+        report_epcc(results, args)
+        report_tasks(results, args)
+        report_nested(results, args)
     report_memory(results, args)
     return 1 if args.failures else 0
 
