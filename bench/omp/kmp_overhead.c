@@ -1,6 +1,7 @@
 /* One-thread construct overheads of a clang-compiled program (the libomp
    ABI), for callgrind: `kmp_overhead N 0` runs N empty parallel regions,
-   `kmp_overhead N 1` N barriers in one region. callgrind_kmp.sh runs it
+   `kmp_overhead N 1` N barriers in one region, `kmp_overhead N 2` N tasks
+   (one `omp task` each, __kmpc_omp_task_alloc + __kmpc_omp_task) in one region. callgrind_kmp.sh runs it
    twice per runtime (N and 2N) and divides the difference by N. */
 #include <omp.h>
 #include <stdio.h>
@@ -15,10 +16,16 @@ int main(int argc, char** argv) {
 #pragma omp parallel
       sink++;
     }
-  } else {
+  } else if (what == 1) {
 #pragma omp parallel
     for (int i = 0; i < n; ++i) {
 #pragma omp barrier
+    }
+  } else {
+#pragma omp parallel
+    for (int i = 0; i < n; ++i) {
+#pragma omp task
+      sink++;
     }
   }
   printf("%d\n", sink);

@@ -48,6 +48,7 @@
 #include <canopy/topology.hpp>
 
 #include "futex.hpp"
+#include "task_blocks.hpp"
 #include "task_victims.hpp"
 
 namespace canopy::omp {
@@ -86,8 +87,9 @@ void release(Task* t) {
     delete t->dep;
     delete t->child_deps;
     const bool own = t->own_block;
+    const std::uint16_t size_class = t->block_class;
     t->~Task();
-    if (own) std::free(t);
+    if (own) task_block_free(t, size_class);
   }
 }
 
@@ -419,11 +421,11 @@ Task* new_task(long data_size, long data_align, char** data) {
   const std::size_t align = std::max<std::size_t>(std::max<long>(data_align, 1), alignof(Task));
   const std::size_t offset = (sizeof(Task) + align - 1) / align * align;
   std::size_t size = data_size > 0 ? offset + static_cast<std::size_t>(data_size) : sizeof(Task);
-  size = (size + align - 1) / align * align;
-  void* block = std::aligned_alloc(align, size);
-  if (!block) fatal("cannot allocate a task of %zu bytes", size);
+  std::uint16_t size_class = 0;
+  void* block = task_block_alloc(size, align, &size_class);
   auto* t = new (block) Task;
   t->own_block = true;
+  t->block_class = size_class;
   *data = data_size > 0 ? static_cast<char*>(block) + offset : nullptr;
   return t;
 }
