@@ -100,6 +100,21 @@ int main(void) {
     }
     CHECK(singles == 20);
 
+    /* single nowait: threads run ahead through many singles, each runs once;
+       the same again in a second region of the same team (the count restarts) */
+    for (int rep = 0; rep < 2; ++rep) {
+      int once[500] = {0};
+#pragma omp parallel num_threads(nt)
+      for (int r = 0; r < 500; ++r) {
+#pragma omp single nowait
+        {
+#pragma omp atomic
+          once[r]++;
+        }
+      }
+      for (int r = 0; r < 500; ++r) CHECK(once[r] == 1);
+    }
+
     /* critical and locks */
     long crit = 0, crit2 = 0, locked = 0, nlocked = 0;
     omp_lock_t lock;

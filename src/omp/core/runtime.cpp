@@ -228,6 +228,7 @@ struct Saved {
   int num;
   Task* task;
   long ws_count;
+  long single_count;
   LoopCursor loop;
   PlaceList partition;
   int place;
@@ -532,6 +533,7 @@ void reset_team(Team& t, int n) {
     t.ws[k].left.store(0, std::memory_order_relaxed);
   }
   t.ws_started.store(0, std::memory_order_relaxed);
+  t.singles_claimed.store(0, std::memory_order_relaxed);
   t.copyprivate = nullptr;
   t.cancel_parallel.store(false, std::memory_order_relaxed);
   t.cancel_static_loop.store(false, std::memory_order_relaxed);
@@ -554,6 +556,7 @@ void push_saved(ThreadState& ts, const PlaceList* partition = nullptr) {
   sv.num = ts.num;
   sv.task = ts.task;
   sv.ws_count = ts.ws_count;
+  sv.single_count = ts.single_count;
   sv.loop = ts.loop;
   sv.partition.swap(ts.partition);
   ts.partition = partition ? *partition : sv.partition;  // into the buffers the slot held: no allocation
@@ -572,6 +575,7 @@ const std::vector<int>& pop_saved(ThreadState& ts) {
   ts.num = sv.num;
   ts.task = sv.task;
   ts.ws_count = sv.ws_count;
+  ts.single_count = sv.single_count;
   ts.loop = sv.loop;
   ts.partition.swap(sv.partition);
   ts.place = sv.place;
@@ -723,6 +727,7 @@ void fork_start(void (*fn)(void*), void* data, unsigned requested, unsigned proc
     w->team = team;
     w->num = i;
     w->ws_count = 0;
+    w->single_count = 0;
     w->loop = LoopCursor{};
     if (!pl.partitions.empty()) {
       w->partition = pl.partitions[i];
@@ -742,6 +747,7 @@ void fork_start(void (*fn)(void*), void* data, unsigned requested, unsigned proc
   ts.team = team;
   ts.num = 0;
   ts.ws_count = 0;
+  ts.single_count = 0;
   ts.loop = LoopCursor{};
   if (!pl.partitions.empty()) {
     ts.place = pl.place_idx[0];
@@ -872,6 +878,7 @@ void run_as_initial_task(void (*fn)(void*), void* data, int thread_limit) {
   ts.team = team;
   ts.num = 0;
   ts.ws_count = 0;
+  ts.single_count = 0;
   ts.loop = LoopCursor{};
   init_implicit_task(ts, runtime().initial_icvs, team);
   if (thread_limit > 0) ts.task->icvs.thread_limit = thread_limit;

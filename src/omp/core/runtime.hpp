@@ -65,7 +65,6 @@ struct WorkShare {
   std::mutex handout;                   // ordered hand-out (position and sequence move together)
   std::uint64_t seq_handed = 0;
   alignas(64) std::atomic<std::uint32_t> ordered_turn{0};  // chunk sequence allowed in `ordered`
-  std::atomic<bool> single_taken{false};
   std::atomic<bool> cancelled{false};  // cancel for / sections
   std::vector<char> mem;                // GOMP_loop_start's per-work-share memory
   // Doacross: per outer iteration, how far (flattened inner index + 1) posts reached.
@@ -121,6 +120,9 @@ struct Team {
   // Work shares the last region started (the highest sequence number + 1):
   // the next region resets only those slots of the ring.
   std::atomic<long> ws_started{kWorkShareRing};
+  // single constructs of this region claimed so far (workshare.cpp's
+  // single_start: the k-th single goes to the thread that moves it from k-1 to k).
+  alignas(64) std::atomic<long> singles_claimed{0};
   void* copyprivate = nullptr;
   std::atomic<bool> cancel_parallel{false};
   // cancel for / sections of a loop without a work share (libomp's static
@@ -147,6 +149,7 @@ struct ThreadState {
   Task* task = nullptr;              // the task running now (implicit or explicit)
   std::unique_ptr<Task> implicit;    // this thread's implicit task in `team`
   long ws_count = 0;                 // work shares entered in the current team region
+  long single_count = 0;             // single constructs entered in the current team region
   LoopCursor loop;
   std::unique_ptr<Team> own_team;    // initial team when this is an initial thread
   // The teams this thread forks, one per nesting depth, never freed: a

@@ -98,7 +98,6 @@ WorkShare& loop_enter(const LoopSpec& spec) {
     s.next.store(0, std::memory_order_relaxed);
     s.seq_handed = 0;
     s.ordered_turn.store(0, std::memory_order_relaxed);
-    s.single_taken.store(false, std::memory_order_relaxed);
     s.cancelled.store(false, std::memory_order_relaxed);
     s.mem.assign(spec.mem_size, 0);
     if (spec.ndims > 0) {
@@ -256,13 +255,17 @@ void scope_enter(std::uintptr_t* reductions) {
   ws_leave(ts, w);
 }
 
+// Without a work-share slot (whose lock the threads of a team would contend
+// for at every single): the team counts the singles claimed. A thread's k-th
+// single is claimed by whoever moves the count from k-1 to k; a thread that
+// arrives at its k-th single finds the count at k-1 (nobody took it yet) or
+// at k or more (taken: any thread past it has claimed it or seen it claimed).
 bool single_start() {
   ThreadState& ts = this_thread();
   if (ts.team->nthreads == 1) return true;
-  WorkShare& w = ws_enter(ts, [](WorkShare& s) { s.single_taken.store(false, std::memory_order_relaxed); });
-  bool won = !w.single_taken.exchange(true, std::memory_order_acq_rel);
-  ws_leave(ts, w);
-  return won;
+  const long k = ++ts.single_count;
+  long claimed = ts.team->singles_claimed.load(std::memory_order_relaxed);
+  return claimed == k - 1 && ts.team->singles_claimed.compare_exchange_strong(claimed, k, std::memory_order_acq_rel);
 }
 
 void* single_copy_start() {
