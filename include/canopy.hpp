@@ -9,6 +9,7 @@
 #include "canopy/affinity.hpp"
 #include "canopy/auto_affinity.hpp"
 #include "canopy/binding.hpp"
+#include "canopy/bubble.hpp"
 #include "canopy/cluster.hpp"
 #include "canopy/comm_matrix.hpp"
 #include "canopy/compare.hpp"
@@ -24,3 +25,4 @@
 #include "canopy/runtime.hpp"
 #include "canopy/taskgraph.hpp"
 #include "canopy/topology.hpp"
+#include "canopy/trace.hpp"
