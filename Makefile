@@ -7,7 +7,7 @@ CMAKE_FLAGS ?=
 NUMAVM ?= $(abspath ../shared/tools/numavm/numavm)
 PREFIX ?= /usr/local
 
-.PHONY: all setup configure build install demo test test-release test-python test-asan test-tsan fuzz numa-check bench-mapping gomp-suite clean
+.PHONY: all setup configure build install demo test test-release test-python test-asan test-tsan fuzz numa-check bench-mapping gomp-suite gomp-suite-profile clean
 
 all: build
 
@@ -30,10 +30,11 @@ demo: setup build
 
 # Release tests (with the install test: C and C++ programs built against a
 # temporary `cmake --install`, tests/install), then the Python package's, then GCC's libgomp
-# suite on canopy's OpenMP runtime, then the AddressSanitizer+UBSan build, then ThreadSanitizer
+# suite on canopy's OpenMP runtime, then a tenth of it under `canopy profile` (on canopy's
+# runtime and on the system libgomp), then the AddressSanitizer+UBSan build, then ThreadSanitizer
 # on the tests that run threads (runtime, data-flow, data handles, C API, CLI),
 # then a short fuzzing run of the parsers, then the NUMA checks in VMs.
-test: setup test-release test-python gomp-suite test-asan test-tsan fuzz numa-check
+test: setup test-release test-python gomp-suite gomp-suite-profile test-asan test-tsan fuzz numa-check
 
 test-release: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
@@ -77,6 +78,21 @@ GOMP_SUITE_FLAGS ?=
 gomp-suite: setup build
 	python3 scripts/gomp_suite.py --runtime-dir $(GOMP_RUNTIME_DIR) --cache $(BUILD)/gomp-suite --jobs $(JOBS) \
 	  --known-failures tests/omp/gomp_suite_known_failures.txt $(GOMP_SUITE_FLAGS)
+
+# The same suite's programs under `canopy profile` (issue 14: a profiled
+# program behaves as without profiling; docs/profile.md): every
+# $(GOMP_PROFILE_SAMPLE)th runnable test of each directory, a fixed subset,
+# on canopy's runtime and on the system libgomp, judged against the unwrapped
+# system-libgomp run. GOMP_PROFILE_SAMPLE=1 runs all of them (about 9 minutes
+# per runtime on 2 cores; the subset about a tenth of that). Shares
+# gomp-suite's cache of compiled tests.
+GOMP_PROFILE_SAMPLE ?= 10
+GOMP_PROFILE_WRAP = '$(abspath $(BUILD))/bin/canopy profile -q -o /dev/null --'
+gomp-suite-profile: setup build
+	python3 scripts/gomp_suite.py --runtime-dir $(GOMP_RUNTIME_DIR) --cache $(BUILD)/gomp-suite --jobs $(JOBS) \
+	  --sample $(GOMP_PROFILE_SAMPLE) --known-failures tests/omp/gomp_suite_known_failures.txt --wrap $(GOMP_PROFILE_WRAP)
+	python3 scripts/gomp_suite.py --system-runtime --cache $(BUILD)/gomp-suite --jobs $(JOBS) \
+	  --sample $(GOMP_PROFILE_SAMPLE) --wrap $(GOMP_PROFILE_WRAP)
 
 bench-mapping: build
 	python3 bench/mapping/run.py --canopy $(BUILD)

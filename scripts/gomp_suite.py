@@ -563,18 +563,22 @@ def run_env(plan, runtime_dir):
     return env
 
 
-# --wrap: a command every test run goes through (e.g. `canopy profile -q -o
-# /dev/null --`, docs/profile.md): the tests must pass under it as without.
+# --wrap: a command the runs on the runtime go through (e.g. `canopy profile
+# -q -o /dev/null --`, docs/profile.md): the tests must pass under it as they
+# do without it on the system libgomp. The baseline runs are never wrapped:
+# a test that failed only under the wrapper must count as a failure, not
+# drop out as "failed on the baseline".
 WRAP = []
 
 
-def run_binary(plan, work, runtime_dir, timeout):
+def run_binary(plan, work, runtime_dir, timeout, wrap=()):
     """Runs the test once with TIMEOUT seconds (or its dg-timeout, times
-    its dg-timeout-factor); returns (passed, seconds, log text). A hang is
-    killed with its whole process group."""
+    its dg-timeout-factor), through the command WRAP if given; returns
+    (passed, seconds, log text). A hang is killed with its whole process
+    group."""
     limit = plan.timeout if plan.timeout else timeout * plan.timeout_factor
     start = time.monotonic()
-    p = subprocess.Popen(WRAP + [os.path.join(work, "test.exe")], cwd=work, env=run_env(plan, runtime_dir),
+    p = subprocess.Popen(list(wrap) + [os.path.join(work, "test.exe")], cwd=work, env=run_env(plan, runtime_dir),
                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                          start_new_session=True)
     try:
@@ -651,8 +655,8 @@ def process(plan, args, suite_dir, cache, versions):
         # loaded machine does not fail tests that are merely long.
         limit = max(args.timeout, RUNTIME_SLOWDOWN_LIMIT * rec["baseline_s"])
         with RUN_SLOTS:
-            passed, secs, text = run_binary(plan, work, args.runtime_dir, limit)
-        logs.append(f"--- {args.runtime_dir} " + text)
+            passed, secs, text = run_binary(plan, work, args.runtime_dir, limit, WRAP)
+        logs.append(f"--- {args.runtime_dir}{' through ' + shlex.join(WRAP) if WRAP else ''} " + text)
         rec["runtime_s"] = round(secs, 3)
         rec["state"] = "passed" if passed else "failed"
         rec["first_lines"] = text.splitlines()[:4]
@@ -660,6 +664,29 @@ def process(plan, args, suite_dir, cache, versions):
     with open(rec["log"], "w") as f:
         f.write("\n".join(logs))
     return rec
+
+
+def sample_plans(plans, n):
+    """Every N-th runnable (not skipped) plan of each suite directory, in
+    test id order from the first: the same subset on every run and machine,
+    with tests from every directory and language."""
+    out = []
+    for d in SUITE_DIRS:
+        runnable = [p for p in plans if p.test_id.startswith(d + "/") and not p.skip]
+        out += runnable[::n]
+    return out
+
+
+def system_runtime_dir(cache):
+    """A directory in CACHE whose libgomp.so.1 is the system libgomp."""
+    d = os.path.join(cache, "system-libgomp")
+    os.makedirs(d, exist_ok=True)
+    link = os.path.join(d, "libgomp.so.1")
+    if os.path.realpath(link) != os.path.realpath(SYSTEM_LIBGOMP):
+        tmp = f"{link}.{os.getpid()}"
+        os.symlink(SYSTEM_LIBGOMP, tmp)
+        os.replace(tmp, link)
+    return d
 
 
 def check_runtime_dir(runtime_dir, probe):
@@ -754,6 +781,12 @@ def main(argv=None):
     ap.add_argument("--exceptions", default=os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                                          "..", "tests", "omp", "gomp_suite_exceptions.txt"))
     ap.add_argument("--only", help="regexp on test ids (e.g. 'libgomp.c/loop' or 'as c\\+\\+$')")
+    ap.add_argument("--sample", type=int, default=0, metavar="N",
+                    help="run only every N-th runnable test of each directory (in test id order, from the "
+                         "first): a fixed, deterministic subset that spans the whole suite")
+    ap.add_argument("--system-runtime", action="store_true",
+                    help="judge the system libgomp itself as the runtime (a link to it in the cache stands for "
+                         "--runtime-dir); with --wrap, checks that the tests pass through the wrapper on libgomp")
     ap.add_argument("--jobs", type=int, default=2, help="compile/run jobs (default 2)")
     ap.add_argument("--run-jobs", type=int, default=1,
                     help="test runs at a time, beside compiles (default 1: tests use all cores)")
@@ -763,21 +796,28 @@ def main(argv=None):
                     help="seconds per run on the system libgomp (default 300, DejaGnu's)")
     ap.add_argument("--list", action="store_true", help="list the tests and their plan, do nothing else")
     ap.add_argument("--wrap", default="",
-                    help="run every test through this command (shell words), e.g. "
-                         "'build/bin/canopy profile -q -o /dev/null --'")
+                    help="run every test on the runtime through this command (shell words; the baseline "
+                         "runs are not wrapped), e.g. 'build/bin/canopy profile -q -o /dev/null --'")
     args = ap.parse_args(argv)
     global WRAP
     WRAP = shlex.split(args.wrap)
     global RUN_SLOTS
     RUN_SLOTS = threading.Semaphore(max(1, args.run_jobs))
     try:
-        if not args.baseline_only and not args.list and not args.runtime_dir:
+        if args.system_runtime and args.runtime_dir:
+            raise SuiteError("--system-runtime and --runtime-dir exclude each other")
+        if args.sample < 0:
+            raise SuiteError(f"--sample {args.sample}: expected a positive number")
+        if not args.baseline_only and not args.list and not args.runtime_dir \
+                and not args.system_runtime:
             raise SuiteError("give --runtime-dir DIR (or --baseline-only / --list)")
         if args.baseline_only:
             args.runtime_dir = None
         cache = os.path.abspath(args.cache)
         if args.runtime_dir:
             args.runtime_dir = os.path.abspath(args.runtime_dir)
+        if args.system_runtime:
+            args.runtime_dir = system_runtime_dir(cache)
         start = time.monotonic()
         suite_dir = extract_suite(cache)
         plans = discover(suite_dir, effective_targets())
@@ -791,6 +831,8 @@ def main(argv=None):
                 print(f"{p.test_id}\t{state}\t{' '.join(p.flags())}")
             return 0
         plans = [p for p in plans if p.counts()]
+        if args.sample > 1:
+            plans = sample_plans(plans, args.sample)
         exceptions = {t: r for t, r in exceptions.items() if any(p.test_id == t for p in plans)}
         os.makedirs(os.path.join(cache, "logs"), exist_ok=True)
         versions = {lang: compiler_version(lang) for lang in COMPILERS}

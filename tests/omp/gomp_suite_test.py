@@ -271,6 +271,32 @@ class RunTest(TempDirTest):
         self.assertIn("timed out", log)
         self.assertLess(time.monotonic() - start, 10)
 
+    def test_wrap_goes_before_the_binary(self):
+        self.write("test.exe", "#!/bin/sh\nexit 0\n", 0o755)
+        plan = g.Plan("libgomp.c/t.c", "", "c")
+        ok, _, log = g.run_binary(plan, self.dir, None, 30, ["sh", "-c", 'echo "wrapped $0"; exit 3'])
+        self.assertFalse(ok)
+        self.assertIn("wrapped " + os.path.join(self.dir, "test.exe"), log)
+
+
+class SampleTest(TempDirTest):
+    def test_every_nth_runnable_test_of_each_directory(self):
+        plans = []
+        for d in g.SUITE_DIRS:
+            for i in range(7):
+                p = g.Plan(f"{d}/t{i}.c", "", "c")
+                p.skip = "unsupported" if i == 1 else None
+                plans.append(p)
+        picked = [p.test_id for p in g.sample_plans(plans, 3)]
+        # Runnable: t0 t2 t3 t4 t5 t6 -> every third from the first: t0, t4.
+        self.assertEqual(picked, [f"{d}/t{i}.c" for d in g.SUITE_DIRS for i in (0, 4)])
+        self.assertEqual(picked, [p.test_id for p in g.sample_plans(plans, 3)])
+
+    def test_system_runtime_dir_links_the_system_libgomp(self):
+        d = g.system_runtime_dir(self.dir)
+        self.assertEqual(os.path.realpath(os.path.join(d, "libgomp.so.1")), os.path.realpath(g.SYSTEM_LIBGOMP))
+        self.assertEqual(g.system_runtime_dir(self.dir), d)  # again: unchanged
+
 
 if __name__ == "__main__":
     unittest.main()

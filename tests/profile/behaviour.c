@@ -8,7 +8,16 @@
  *   behaviour exit CODE          compute a little, exit(CODE)
  *   behaviour _exit CODE         a second thread computes; main calls _exit(CODE)
  *   behaviour threads N          N threads started and ended one after another
- *   behaviour fork               the child computes too; the parent waits, exit 0
+ *   behaviour fork [CODE]        the child computes too; the parent waits, exits CODE (0)
+ *   behaviour kill               compute, then raise SIGTERM (default action: killed)
+ *   behaviour vfork              a vfork child whose exec fails calls _exit; the parent
+ *                                then computes for 100 ms (and must still be sampled)
+ *   behaviour exitrace N         N threads and main compute; main calls exit(0), and
+ *                                while it runs the program's destructors the threads
+ *                                call exit(0) too: glibc lets a second exit find the
+ *                                handlers taken and end the process at once, before the
+ *                                first caller reached the library's destructor (what
+ *                                libgomp's sections-2.c does by chance)
  *   behaviour exec PROG ARGS...  compute, then exec PROG ARGS
  *   behaviour signals            its own SIGUSR1 handler, ITIMER_PROF timer and
  *                                an uninterrupted 100 ms sleep
@@ -53,6 +62,23 @@ static void* allocator(void* arg) {
   }
   for (int i = 0; i < 64; ++i) free(keep[i]);
   return NULL;
+}
+
+static volatile int exitrace_armed, exitrace_go;
+static void* exit_when_told(void* arg) {
+  compute(30);
+  while (!exitrace_go) {
+  }
+  exit(0);
+  return arg;
+}
+/* Runs in main's exit, among the program's destructors (before those of the
+ * libraries it loaded): the threads' exits come now. */
+__attribute__((destructor)) static void release_the_exits(void) {
+  if (!exitrace_armed) return;
+  exitrace_go = 1;
+  struct timespec t = {0, 100 * 1000 * 1000};
+  nanosleep(&t, NULL);
 }
 
 static volatile sig_atomic_t usr1_seen, prof_ticks;
@@ -100,7 +126,34 @@ int main(int argc, char** argv) {
     compute(50);
     int st;
     if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 0) return 1;
+    return argc >= 3 ? atoi(argv[2]) : 0;
+  }
+  if (strcmp(mode, "exitrace") == 0 && argc == 3) {
+    const int n = atoi(argv[2]);
+    for (int i = 0; i < n; ++i) {
+      pthread_t t;
+      pthread_create(&t, NULL, exit_when_told, NULL);
+    }
+    compute(30);
+    exitrace_armed = 1;
+    exit(0);
+  }
+  if (strcmp(mode, "vfork") == 0) {
+    char* const args[] = {"/nonexistent/canopy-test", NULL};
+    pid_t pid = vfork();
+    if (pid == 0) {
+      execv(args[0], args);
+      _exit(0); /* in the parent's memory: must not stop the parent's profile */
+    }
+    int st;
+    if (pid < 0 || waitpid(pid, &st, 0) != pid) return 1;
+    compute(100);
     return 0;
+  }
+  if (strcmp(mode, "kill") == 0) {
+    compute(20);
+    raise(SIGTERM);
+    return 1; /* not reached: SIGTERM's default action ends the process */
   }
   if (strcmp(mode, "exec") == 0 && argc >= 3) {
     compute(20);

@@ -4,6 +4,10 @@
 // observed still written (behaviour.c checks its own side).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <csignal>
+#include <filesystem>
+#include <fstream>
 #include <sstream>
 
 #include "canopy/comm_matrix.hpp"
@@ -23,6 +27,8 @@ Ran profile(std::vector<std::string> program, std::vector<std::string> options =
   return run(args);
 }
 
+void write_text(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
+
 int matrix_size(const std::string& path) { return read_matrix(path).size(); }
 
 TEST(ProfileCli, AProgramThatCannotBeStartedIsBadInput) {
@@ -35,6 +41,17 @@ TEST(ProfileCli, AProgramThatCannotBeStartedIsBadInput) {
   r = profile({"/"});
   EXPECT_EQ(r.status, 2);
   EXPECT_TRUE(has(r.err, "is a directory")) << r.err;
+  // A file without execute permission, then one the kernel cannot execute.
+  const std::string text = fresh_dir("not-a-program") + "/notes.txt";
+  write_text(text, "not a program\n");
+  r = profile({text});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_TRUE(has(r.err, "is not executable")) << r.err;
+  std::filesystem::permissions(text, std::filesystem::perms::owner_exec, std::filesystem::perm_options::add);
+  r = profile({text});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_TRUE(has(r.err, "canopy: cannot execute '" + text + "': Exec format error")) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
 }
 
 TEST(ProfileCli, BadOptionsAreNamed) {
@@ -65,6 +82,34 @@ TEST(ProfileCli, TheProgramsExitStatusIsPassedOnAndTheMatrixWritten) {
   EXPECT_EQ(matrix_size(out), 1);
 }
 
+TEST(ProfileCli, ThreadsCallingExitAtOnceStillWriteTheSamples) {
+  // Main's exit runs the destructors (the library's write is among the
+  // last); the threads' exits come meanwhile and would end the process
+  // before it (they did, leaving no samples: libgomp's sections-2.c).
+  for (int round = 0; round < 2; ++round) {
+    const std::string out = fresh_dir("exitrace" + std::to_string(round)) + "/m.mat";
+    const Ran r = profile({CANOPY_PROFILE_BEHAVIOUR, "exitrace", "3"}, {"-o", out, "--period-us", "200"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    ASSERT_FALSE(has(r.err, "left no samples")) << r.err;
+    EXPECT_EQ(matrix_size(out), 4) << r.err;
+  }
+}
+
+TEST(ProfileCli, AStaticProgramIsSaidToLeaveNoSamplesAndItsStatusPassedOn) {
+#ifdef CANOPY_PROFILE_BEHAVIOUR_STATIC
+  const std::string out = fresh_dir("static") + "/m.mat";
+  Ran r = profile({CANOPY_PROFILE_BEHAVIOUR_STATIC, "exit", "4"}, {"-o", out});
+  EXPECT_EQ(r.status, 4) << r.err;
+  EXPECT_TRUE(has(r.err, "left no samples: the profiling library was not loaded (a statically linked program"))
+      << r.err;
+  EXPECT_FALSE(std::filesystem::exists(out));
+  r = profile({CANOPY_PROFILE_BEHAVIOUR_STATIC, "work", "1"}, {"-o", out});
+  EXPECT_EQ(r.status, 0) << r.err;  // the program's status, though there is no matrix
+#else
+  GTEST_SKIP() << "no static test program";
+#endif
+}
+
 TEST(ProfileCli, UnderscoreExitWithAThreadStillRunningWritesBothThreads) {
   const std::string out = fresh_dir("_exit") + "/m.mat";
   const Ran r = profile({CANOPY_PROFILE_BEHAVIOUR, "_exit", "5"}, {"-o", out});
@@ -84,6 +129,46 @@ TEST(ProfileCli, AForkedChildIsProfiledOnItsOwnAndSaidSo) {
   const Ran r = profile({CANOPY_PROFILE_BEHAVIOUR, "fork"});
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(has(r.err, "started 1 other process(es) (fork)")) << r.err;
+}
+
+TEST(ProfileCli, AForkingProgramsExitStatusIsPassedOnAndItsOwnMatrixWritten) {
+  const std::string out = fresh_dir("fork-exit") + "/m.mat";
+  const Ran r = profile({CANOPY_PROFILE_BEHAVIOUR, "fork", "6"}, {"-o", out});
+  EXPECT_EQ(r.status, 6) << r.err;
+  EXPECT_TRUE(has(r.err, "started 1 other process(es) (fork)")) << r.err;
+  EXPECT_TRUE(has(r.err, "exited with status 6")) << r.err;
+  EXPECT_EQ(matrix_size(out), 1) << r.err;  // the parent's one thread, not the child's
+}
+
+TEST(ProfileCli, AVforkChildThatExitsLeavesTheParentsProfileAlone) {
+  // The child runs in the parent's memory: its _exit must not stop the
+  // parent's sampling (100 ms of CPU after it: about 50 samples at 2 ms).
+  const Ran r = profile({CANOPY_PROFILE_BEHAVIOUR, "vfork"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  unsigned samples = 0;
+  const auto at = r.err.find("thread(s) (numbered in creation order, 0 = initial thread), ");
+  ASSERT_NE(at, std::string::npos) << r.err;
+  std::sscanf(r.err.c_str() + at, "thread(s) (numbered in creation order, 0 = initial thread), %u samples", &samples);
+  EXPECT_GE(samples, 20u) << r.err;
+}
+
+TEST(ProfileCli, AProgramKilledByASignalIsSaidSoInOneLineAndItsStatusPassedOn) {
+  const std::string out = fresh_dir("killed") + "/m.mat";
+  const Ran r = profile({CANOPY_PROFILE_BEHAVIOUR, "kill"}, {"-o", out});
+  EXPECT_EQ(r.status, 128 + SIGTERM) << r.err;
+  EXPECT_TRUE(has(r.err, "was killed by signal 15 (Terminated) before it wrote its samples: no matrix written"))
+      << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(out));
+}
+
+TEST(ProfileCli, APlainProgramWithoutThreadsOrOpenMPGetsAOneThreadMatrix) {
+  // Not OpenMP, not even threaded: numbered in creation order, one row.
+  const std::string out = fresh_dir("plain") + "/m.mat";
+  const Ran r = profile({CANOPY_PROFILE_BEHAVIOUR, "work", "50"}, {"-o", out});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.err, "canopy: profile: 1 thread(s) (numbered in creation order, 0 = initial thread)")) << r.err;
+  EXPECT_EQ(matrix_size(out), 1);
 }
 
 TEST(ProfileCli, AnExecKeepsProfilingTheNewProgram) {
@@ -113,6 +198,16 @@ TEST(ProfileCli, DurationStopsSamplingAndTheProgramRunsOn) {
   const Ran r = profile({CANOPY_PROFILE_BEHAVIOUR, "work", "300"}, {"--duration", "0.1", "--period-us", "500"});
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(has(r.err, "sampling stopped after --duration")) << r.err;
+}
+
+TEST(ProfileCli, TheTimerCanBeThePosixOneAndTheSummarySaysSo) {
+  const std::string out = fresh_dir("posix-timer") + "/m.mat";
+  const Ran r = profile({CANOPY_PROFILE_BEHAVIOUR, "work", "100"}, {"--timer", "posix", "-o", out});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.err, "portable sampling: POSIX thread CPU-time timer every 2000 us")) << r.err;
+  EXPECT_TRUE(has(r.err, "(perf_event task-clock: not asked for)")) << r.err;
+  EXPECT_EQ(matrix_size(out), 1);
+  EXPECT_EQ(profile({CANOPY_PROFILE_BEHAVIOUR, "work", "1"}, {"--timer", "hpet"}).status, 2);
 }
 
 TEST(ProfileCli, PagesListsWhatEachThreadTouched) {

@@ -6,6 +6,7 @@
 // synthetic machine pack:2 core:4 pu:1).
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <sstream>
 
 #include "canopy/comm_matrix.hpp"
@@ -32,6 +33,16 @@ CommMatrix first_threads(const CommMatrix& m, int n) {
   return CommMatrix::from_edges(n, e);
 }
 
+long env_long(const char* name, long fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? std::stol(v) : fallback;
+}
+
+double env_double(const char* name, double fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? std::stod(v) : fallback;
+}
+
 void PrintTo(const Pattern& p, std::ostream* os) { *os << p.name << " x" << p.threads << (*p.runtime ? " on canopy" : ""); }
 
 class ProfilePatterns : public ::testing::TestWithParam<Pattern> {};
@@ -53,8 +64,15 @@ TEST_P(ProfilePatterns, TruePartnersComeFirstAndThePlacementCostsAtMostFivePerce
 #endif
   // About 0.1 s of CPU per thread: several hundred samples each at 250 us,
   // partners an order of magnitude above the noise even on a loaded machine.
-  const Ran r = run({CANOPY_CLI, "profile", "--period-us", "250", "-o", out, "--", CANOPY_SHARING_PATTERNS, p.name,
-                     threads, p.steps},
+  // CANOPY_PROFILE_TEST_PERIOD_US runs the same bars at another period, the
+  // steps scaled to keep the number of samples (the evidence for the
+  // default period, docs/profile.md); CANOPY_PROFILE_TEST_STEPS_SCALE
+  // scales the steps alone (fewer samples per thread).
+  const long period = env_long("CANOPY_PROFILE_TEST_PERIOD_US", 250);
+  const double scale = env_double("CANOPY_PROFILE_TEST_STEPS_SCALE", static_cast<double>(period) / 250.0);
+  const std::string steps = std::to_string(static_cast<long>(std::stol(p.steps) * scale));
+  const Ran r = run({CANOPY_CLI, "profile", "--period-us", std::to_string(period), "-o", out, "--",
+                     CANOPY_SHARING_PATTERNS, p.name, threads, steps},
                     env);
   ASSERT_EQ(r.status, 0) << r.err;
   const CommMatrix measured = first_threads(read_matrix(out), p.threads);

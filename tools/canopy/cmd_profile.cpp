@@ -27,7 +27,8 @@ struct ProfileArgs {
   bool until_exit = false;
   bool quiet = false;
   double read_weight = 0.5;
-  unsigned period_us = 1000;
+  unsigned period_us = profiling::kDefaultPeriodUs;
+  std::string timer = "auto";
   unsigned max_samples = 1 << 16;
   std::vector<std::string> command;
 };
@@ -60,6 +61,7 @@ int profile_command(const ProfileArgs& a) {
   lo.duration_s = a.until_exit ? 0 : a.duration;
   lo.period_us = a.period_us;
   lo.max_samples = a.max_samples;
+  lo.posix_timer = a.timer == "posix";
   const std::string program = run::find_program(a.command[0], std::getenv("PATH"));
 
   const profiling::Run r = profiling::run_profiled(program, a.command, lo);
@@ -73,12 +75,17 @@ int profile_command(const ProfileArgs& a) {
                  r.other_processes.size(), list.c_str());
   }
   const ProfiledProcess* image = profiling::chosen_image(r);
+  if (!image && r.signal) {
+    std::fprintf(stderr, "canopy: profile: %s was killed by signal %d (%s) before it wrote its samples: no matrix written\n",
+                 a.command[0].c_str(), r.signal, strsignal(r.signal));
+    return r.status;
+  }
   if (!image) {
     std::fprintf(stderr,
                  "canopy: profile: %s left no samples: the profiling library was not loaded (a statically linked "
-                 "program ignores LD_PRELOAD) or the program was killed before it started\n",
+                 "program ignores LD_PRELOAD) or the program was killed before it started; no matrix written\n",
                  a.command[0].c_str());
-    return r.status != 0 ? r.status : 1;
+    return r.status;  // passed on as always: the message says there is no matrix
   }
   const SharingProfile s = sharing_profile(*image, opt);
   if (!a.quiet) std::fputs((profiling::summary(*image, s, opt) + "\n").c_str(), stderr);
@@ -126,9 +133,15 @@ const bool registered = register_subcommand(Subcommand{
       app.add_option("--read-weight", a->read_weight,
                      "Weight of sharing on regions no sample saw written, 0 to 1 (default 0.5)")
           ->group("Sampling");
-      app.add_option("--period-us", a->period_us, "Sampling period in microseconds of each thread's CPU time "
-                                                  "(default 1000)")
+      app.add_option("--period-us", a->period_us,
+                     fmt::format("Sampling period in microseconds of each thread's CPU time (default {})",
+                                 profiling::kDefaultPeriodUs))
           ->check(CLI::Range(10u, 10000000u))
+          ->group("Sampling");
+      app.add_option("--timer", a->timer,
+                     "What triggers samples: auto (perf_event task-clock where allowed, else the POSIX "
+                     "CPU-time timer) or posix (the POSIX timer always, to compare)")
+          ->check(CLI::IsMember({"auto", "posix"}))
           ->group("Sampling");
       app.add_option("--max-samples", a->max_samples,
                      "Addresses kept per thread before its sampling rate halves (default 65536: 1 MiB)")

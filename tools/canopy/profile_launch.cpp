@@ -109,6 +109,8 @@ Run run_profiled(const std::string& program, const std::vector<std::string>& arg
     ::setenv("CANOPY_PROFILE_DIR", dir.path.c_str(), 1);
     ::setenv("CANOPY_PROFILE_PERIOD_US", period.c_str(), 1);
     ::setenv("CANOPY_PROFILE_MAX_SAMPLES", max_samples.c_str(), 1);
+    if (opt.posix_timer) ::setenv("CANOPY_PROFILE_TIMER", "posix", 1);
+    else ::unsetenv("CANOPY_PROFILE_TIMER");
     ::execv(program.c_str(), args.data());
     const int e = errno;
     ssize_t ignored = ::write(exec_error[1], &e, sizeof e);
@@ -166,7 +168,13 @@ Run run_profiled(const std::string& program, const std::vector<std::string>& arg
   r.status = exit_status(status);
   r.pid = pid;
   r.stopped = stopped;
+  r.signal = WIFSIGNALED(status) && !stopped ? WTERMSIG(status) : 0;
+  const std::string own_prefix = fmt::format("samples.{}.", pid);
   for (const std::string& f : profile_sample_files(dir.path)) {
+    const std::string name = std::filesystem::path(f).filename().string();
+    // The image a signal killed wrote nothing: the caller says so in one line.
+    std::error_code size_error;
+    if (r.signal && name.rfind(own_prefix, 0) == 0 && std::filesystem::file_size(f, size_error) == 0) continue;
     try {
       ProfiledProcess p = read_profile_samples(f);
       if (p.pid == pid) {
@@ -176,7 +184,7 @@ Run run_profiled(const std::string& program, const std::vector<std::string>& arg
             fmt::format("pid {}: {} thread(s), {} samples", p.pid, p.threads.size(), p.num_samples()));
       }
     } catch (const Error& err) {
-      r.unreadable.push_back(std::filesystem::path(f).filename().string() + ": " +
+      r.unreadable.push_back(name + ": " +
                              std::string(err.what()).substr(f.size() + 2));
     }
   }

@@ -64,14 +64,21 @@ bool g_active = false;                 // CANOPY_PROFILE_DIR was set
 std::atomic<ThreadState*> g_threads{nullptr};
 std::atomic<int> g_next_creation{0};
 std::atomic<bool> g_stopped{false};    // no more samples (flushed early, or exiting)
-std::atomic<bool> g_writing{false};
+// Who is writing the samples file: 0 nobody, else the writer's tid. A
+// write made once sampling has stopped is final (g_final_written): the
+// process is ending, and a later call (a second thread's exit, the
+// destructor) must neither rewrite nor cut short what is there.
+std::atomic<int> g_writer{0};
+std::atomic<bool> g_final_written{false};
 std::atomic<bool> g_stopped_early{false};  // the flush signal came: later writes say so too
 int g_sample_signal = 0, g_flush_signal = 0;
-std::uint64_t g_period_ns = 1000000;
+std::uint64_t g_period_ns = 2000000;
 std::size_t g_max_samples = 1 << 16;
 bool g_use_perf = false;
 char g_dir[3072];
 char g_path[4096];
+char g_part_path[4096];                // written first, then renamed to g_path: never read half-written
+int g_pid = 0;                         // this process (a vfork child shares our memory but not our pid)
 char g_timer_desc[160];
 int g_parent_pid = 0;
 pthread_key_t g_key;
@@ -79,6 +86,8 @@ using OmpNum = int (*)();
 OmpNum g_omp_num = nullptr;            // canopy's OpenMP runtime: the thread's number at level 1
 using PthreadCreate = int (*)(pthread_t*, const pthread_attr_t*, void* (*)(void*), void*);
 PthreadCreate g_real_create = nullptr;
+using Exit = void (*)(int);
+Exit g_real_exit = nullptr;
 
 __thread ThreadState* tls_state __attribute__((tls_model("initial-exec"))) = nullptr;
 
@@ -97,10 +106,8 @@ void write_all(int fd, const void* p, std::size_t n) {
   }
 }
 
-void write_samples() {
-  if (!g_active || g_writing.exchange(true)) return;
-  const int saved = errno;
-  const int fd = ::open(g_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+void write_file() {
+  const int fd = ::open(g_part_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd >= 0) {
     fmt::FileHeader h{};
     std::memcpy(h.magic, fmt::kMagic, sizeof h.magic);
@@ -122,8 +129,36 @@ void write_samples() {
       write_all(fd, t->buf, th.count * sizeof(fmt::Sample));
     }
     ::close(fd);
+    ::rename(g_part_path, g_path);
   }
-  g_writing.store(false);
+}
+
+// The process is not the one the library started in: a vfork child, which
+// shares the parent's memory (and so its buffers and state) until it execs
+// or exits. It must leave them alone.
+bool in_vfork_child() { return static_cast<int>(::syscall(SYS_getpid)) != g_pid; }
+
+// Writes the samples file (async-signal-safe: open, write, rename, close,
+// nanosleep). When another thread is writing it, waits until it is done:
+// two threads may call exit at once, and the process must not end in the
+// middle of the other's write.
+void write_samples() {
+  if (!g_active || in_vfork_child()) return;
+  const int saved = errno;
+  const int me = gettid_();
+  while (!g_final_written.load()) {
+    int writer = 0;
+    if (g_writer.compare_exchange_strong(writer, me)) {
+      const bool final = g_stopped.load();
+      write_file();
+      if (final) g_final_written.store(true);
+      g_writer.store(0);
+      break;
+    }
+    if (writer == me) break;  // a signal handler interrupted this thread's own write
+    timespec pause{0, 100000};
+    ::nanosleep(&pause, nullptr);
+  }
   errno = saved;
 }
 
@@ -318,6 +353,9 @@ void reserve_path() {
     const int fd = ::open(g_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd >= 0) {
       ::close(fd);
+      // Not samples.*: neither canopy nor its "samples written yet" check
+      // mistakes a write in progress for the file.
+      std::snprintf(g_part_path, sizeof g_part_path, "%s/partial.%d.%d", g_dir, pid, n);
       return;
     }
     if (errno != EEXIST) return;
@@ -334,12 +372,16 @@ void after_fork_in_child() {
   g_next_creation.store(1);
   g_stopped.store(false);
   g_stopped_early.store(false);
-  g_writing.store(false);
+  g_writer.store(0);
+  g_final_written.store(false);
+  g_pid = static_cast<int>(::getpid());
   g_parent_pid = static_cast<int>(::getppid());
   reserve_path();
   begin_thread(0);
 }
 
+// perf_error: why the task-clock event is not used (an errno), or -1: the
+// POSIX timer was asked for (CANOPY_PROFILE_TIMER=posix, `--timer posix`).
 void describe_timer(int perf_error) {
   const double us = static_cast<double>(g_period_ns) / 1000.0;
   if (g_use_perf)
@@ -347,7 +389,7 @@ void describe_timer(int perf_error) {
   else
     std::snprintf(g_timer_desc, sizeof g_timer_desc,
                   "POSIX thread CPU-time timer every %.0f us, at most one per kernel tick (perf_event task-clock: %s)",
-                  us, std::strerror(perf_error));
+                  us, perf_error < 0 ? "not asked for" : std::strerror(perf_error));
 }
 
 unsigned long env_number(const char* name, unsigned long fallback, unsigned long lo, unsigned long hi) {
@@ -368,8 +410,12 @@ __attribute__((constructor)) void start_profiling() {
   if (!dir || !*dir || std::strlen(dir) >= sizeof g_dir) return;
   std::strcpy(g_dir, dir);
   g_real_create = reinterpret_cast<PthreadCreate>(::dlsym(RTLD_NEXT, "pthread_create"));
-  if (!g_real_create) return;
-  g_period_ns = env_number("CANOPY_PROFILE_PERIOD_US", 1000, 10, 10000000) * 1000;
+  g_real_exit = reinterpret_cast<Exit>(::dlsym(RTLD_NEXT, "exit"));
+  if (!g_real_create || !g_real_exit) return;
+  g_pid = static_cast<int>(::getpid());
+  // canopy always sets it (profile_launch.hpp's kDefaultPeriodUs); the
+  // fallback is the same value, for a library loaded by hand.
+  g_period_ns = env_number("CANOPY_PROFILE_PERIOD_US", 2000, 10, 10000000) * 1000;
   g_max_samples = env_number("CANOPY_PROFILE_MAX_SAMPLES", 1 << 16, 64, 1 << 26);
   g_omp_num = reinterpret_cast<OmpNum>(::dlsym(RTLD_DEFAULT, "canopy_omp_profile_thread_num"));
   g_sample_signal = SIGRTMAX - 7;
@@ -386,11 +432,19 @@ __attribute__((constructor)) void start_profiling() {
   ::pthread_atfork(nullptr, nullptr, after_fork_in_child);
   g_parent_pid = static_cast<int>(::getppid());
   reserve_path();
-  // Try the high-resolution timer once; its error says why the other is used.
-  const int probe = open_task_clock(gettid_());
-  g_use_perf = probe >= 0;
-  if (probe >= 0) ::close(probe);
-  describe_timer(probe >= 0 ? 0 : -probe);
+  // Try the high-resolution timer once; its error says why the other is
+  // used. CANOPY_PROFILE_TIMER=posix (canopy profile --timer posix, which
+  // validates it) skips it, to compare the two.
+  const char* timer = std::getenv("CANOPY_PROFILE_TIMER");
+  if (timer && std::strcmp(timer, "posix") == 0) {
+    g_use_perf = false;
+    describe_timer(-1);
+  } else {
+    const int probe = open_task_clock(gettid_());
+    g_use_perf = probe >= 0;
+    if (probe >= 0) ::close(probe);
+    describe_timer(probe >= 0 ? 0 : -probe);
+  }
   g_active = true;
   begin_thread(g_next_creation++);
 }
@@ -424,11 +478,26 @@ __attribute__((visibility("default"))) int pthread_create(pthread_t* thread, con
   return rc;
 }
 
+// exit: write the samples before the exit handlers run, so that a second
+// thread calling exit meanwhile waits for the write (glibc's exit ends the
+// process with its internal _exit, which no interposition sees).
+__attribute__((visibility("default"), noreturn)) void exit(int status) {
+  if (g_active && !in_vfork_child()) {
+    g_stopped.store(true);
+    write_samples();
+  }
+  Exit real = g_real_exit ? g_real_exit : next_symbol<Exit>("exit");
+  real(status);
+  __builtin_unreachable();
+}
+
 // The process ends without running destructors, or becomes another
 // program: write what was sampled first.
 __attribute__((visibility("default"), noreturn)) void _exit(int status) {
-  g_stopped.store(true);
-  write_samples();
+  if (g_active && !in_vfork_child()) {
+    g_stopped.store(true);
+    write_samples();
+  }
   ::syscall(SYS_exit_group, status);
   __builtin_unreachable();
 }
