@@ -96,10 +96,13 @@ void write_chrome_json(const std::string& path, const TraceData& d) {
       sep();
       fmt::format_to(std::back_inserter(buf),
                      "{{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":{},\"tid\":0,\"args\":{{\"name\":{}}}}}", pid,
-                     json_string(pid == 0 ? "outside the runtimes" : fmt::format("canopy runtime {}", pid)));
+                     json_string(pid == 0             ? std::string("outside the runtimes")
+                                 : !t.process.empty() ? t.process
+                                                      : fmt::format("canopy runtime {}", pid)));
       last_runtime = pid;
     }
-    std::string name = pid == 0 ? "threads outside the runtimes"
+    std::string name = pid == 0          ? std::string("threads outside the runtimes")
+                       : !t.name.empty() ? t.name
                        : t.extra ? fmt::format("outside thread (slot {})", t.worker)
                                  : fmt::format("worker {} (PU L#{} P#{}, core {}, NUMA {})", t.worker, t.pu, t.pu_os,
                                                t.core, t.numa);
@@ -170,6 +173,16 @@ void write_chrome_json(const std::string& path, const TraceData& d) {
                        "{{\"name\":\"placement\",\"cat\":\"placement\",\"ph\":\"i\",\"s\":\"t\",\"ts\":{},\"pid\":{},"
                        "\"tid\":{},\"args\":{{\"graph\":\"{:#x}\",\"node\":{},\"worker\":{},\"by\":\"{}\"}}}}",
                        ts, pid, tid, r.b, r.c, static_cast<std::int64_t>(r.a), r.d ? "apply" : "automatic affinity");
+        break;
+      case detail::kTraceOmp:
+        fmt::format_to(std::back_inserter(buf),
+                       "{{\"name\":{},\"cat\":\"{}\",\"ph\":\"X\",\"ts\":{},\"dur\":{},\"pid\":{},\"tid\":{},"
+                       "\"args\":{{\"construct\":\"{}\"",
+                       json_string(d.labels[r.label]), omp_construct_category(r.d), ts, us(r.t1 - r.t0), pid, tid,
+                       omp_construct_name(r.d));
+        if (r.code >= 0) fmt::format_to(std::back_inserter(buf), ",\"fn\":{}", json_string(d.labels[r.code]));
+        if (r.d == detail::kOmpParallel) fmt::format_to(std::back_inserter(buf), ",\"threads\":{}", r.b);
+        fmt::format_to(std::back_inserter(buf), "}}}}");
         break;
       default:
         break;

@@ -65,7 +65,18 @@ const OTF2_ParameterType kParamTypes[kParams] = {
 
 bool is_span(detail::TraceKind k) {
   return k == detail::kTraceTask || k == detail::kTraceFlowTask || k == detail::kTraceGraphTask ||
-         k == detail::kTracePark || k == detail::kTraceSearch;
+         k == detail::kTracePark || k == detail::kTraceSearch || k == detail::kTraceOmp;
+}
+
+OTF2_RegionRole omp_role(unsigned construct) {
+  switch (construct) {
+    case detail::kOmpParallel: return OTF2_REGION_ROLE_PARALLEL;
+    case detail::kOmpBarrier: return OTF2_REGION_ROLE_BARRIER;
+    case detail::kOmpJoinBarrier: return OTF2_REGION_ROLE_IMPLICIT_BARRIER;
+    case detail::kOmpTaskwait: return OTF2_REGION_ROLE_TASK_WAIT;
+    case detail::kOmpTaskgroup: return OTF2_REGION_ROLE_TASK_WAIT;
+    default: return OTF2_REGION_ROLE_TASK;
+  }
 }
 
 const char* distance_name(unsigned d) {
@@ -135,10 +146,10 @@ void write_otf2(const std::string& path, const TraceData& d) {
         std::string region = r->kind == detail::kTracePark     ? "parked"
                              : r->kind == detail::kTraceSearch ? "searching"
                                                                : d.labels[r->label];
-        const OTF2_RegionRef reg =
-            defs.region(region, r->kind == detail::kTracePark || r->kind == detail::kTraceSearch
-                                    ? OTF2_REGION_ROLE_ARTIFICIAL
-                                    : OTF2_REGION_ROLE_TASK);
+        OTF2_RegionRole role = OTF2_REGION_ROLE_TASK;
+        if (r->kind == detail::kTracePark || r->kind == detail::kTraceSearch) role = OTF2_REGION_ROLE_ARTIFICIAL;
+        if (r->kind == detail::kTraceOmp) role = omp_role(r->d);
+        const OTF2_RegionRef reg = defs.region(region, role);
         std::uint64_t t1 = r->t1;
         if (!stack.empty()) t1 = std::min(t1, stack.back().t1);
         check(OTF2_EvtWriter_Enter(w, nullptr, r->t0, reg), path, "enter");
@@ -208,14 +219,16 @@ void write_otf2(const std::string& path, const TraceData& d) {
   std::vector<OTF2_StringRef> loc_names;
   std::map<int, std::pair<OTF2_LocationGroupRef, OTF2_StringRef>> groups;  // runtime -> id, name
   for (const TraceThread& t : d.threads) {
-    loc_names.push_back(defs.str(t.runtime == 0 ? "threads outside the runtimes"
+    loc_names.push_back(defs.str(t.runtime == 0 ? std::string("threads outside the runtimes")
+                                 : !t.name.empty() ? t.name
                                  : t.extra      ? fmt::format("outside thread (slot {})", t.worker)
                                                 : fmt::format("worker {} (PU L#{} P#{}, core {}, NUMA {})", t.worker,
                                                               t.pu, t.pu_os, t.core, t.numa)));
     if (!groups.count(t.runtime))
       groups.emplace(t.runtime, std::pair{static_cast<OTF2_LocationGroupRef>(groups.size()),
-                                          defs.str(t.runtime == 0 ? "outside the runtimes"
-                                                                  : fmt::format("canopy runtime {}", t.runtime))});
+                                          defs.str(t.runtime == 0         ? std::string("outside the runtimes")
+                                                   : !t.process.empty() ? t.process
+                                                                        : fmt::format("canopy runtime {}", t.runtime))});
   }
   const OTF2_StringRef machine = defs.str("machine"), node_class = defs.str("node");
   std::vector<OTF2_StringRef> param_names;

@@ -24,6 +24,7 @@
 #include "canopy/error.hpp"
 #include "canopy/trace.hpp"
 #include "runtime/runtime_core.hpp"
+#include "trace/symbols.hpp"
 #include "trace/trace_data.hpp"
 
 namespace canopy {
@@ -36,8 +37,8 @@ constexpr std::uint64_t kMinBufferEvents = 16;
 constexpr std::uint64_t kMaxBufferEvents = std::uint64_t{1} << 28;
 constexpr std::uint32_t kAllKinds = (1u << kTraceKinds) - 1;
 
-const char* const kKindNames[kTraceKinds] = {"task",   "task",    "task",      "steal",    "park",
-                                             "search", "release", "migration", "placement"};
+const char* const kKindNames[kTraceKinds] = {"task",   "task",    "task",      "steal",     "park",
+                                             "search", "release", "migration", "placement", "omp"};
 
 std::uint64_t now_ns() {
   return static_cast<std::uint64_t>(
@@ -54,6 +55,14 @@ struct RuntimeEntry {
   std::vector<std::unique_ptr<TraceRing>> rings;
   std::vector<std::unique_ptr<TraceEvent[]>> storage;
   std::vector<std::uint64_t> local0, remote0;  // the workers' byte counts at the session's start
+};
+
+// A registered thread of another runtime (TraceThreadSlot) and its ring.
+struct ExtThread {
+  TraceThreadSlot* slot = nullptr;
+  std::string name;
+  std::unique_ptr<TraceRing> ring;
+  std::unique_ptr<TraceEvent[]> storage;
 };
 
 // What one slot recorded, copied out of its ring (at stop, or when its
@@ -80,6 +89,8 @@ struct Session {
 struct State {
   std::mutex mutex;
   std::vector<std::unique_ptr<RuntimeEntry>> runtimes;
+  std::vector<std::unique_ptr<ExtThread>> threads;  // registered slots (never removed)
+  std::map<int, std::string> group_names;
   int next_id = 1;
   std::unique_ptr<Session> session;
   std::atomic<bool> active{false};  // a session records (read without the mutex by outside events)
@@ -117,7 +128,7 @@ std::uint32_t parse_events(const std::string& list, const char* what) {
       }
     if (!known)
       throw Error(fmt::format("{}='{}': unknown event '{}'; expected a comma-separated list of task, steal, park, "
-                              "search, release, migration, placement or all",
+                              "search, release, migration, placement, omp or all",
                               what, list, word),
                   ErrorKind::BadInput);
     start = end + 1;
@@ -184,6 +195,48 @@ void arm(RuntimeEntry& e, const Session& s) {
   }
 }
 
+// Gives a registered thread its ring (first session) and publishes it,
+// keeping the owner's bit 0.
+void arm_thread(ExtThread& x, const Session& s) {
+  if (!x.ring) {
+    x.ring = std::make_unique<TraceRing>();
+    x.storage.reset(new TraceEvent[s.buffer]);
+    x.ring->events = x.storage.get();
+    x.ring->mask = s.buffer - 1;
+  } else if (x.ring->mask + 1 < s.buffer) {
+    // A later session asked for a larger buffer: the old one is kept (a
+    // writer may still hold it) and a new ring published.
+    x.ring.release();
+    x.storage.release();
+    return arm_thread(x, s);
+  }
+  TraceRing* r = x.ring.get();
+  r->base.store(r->count.load(std::memory_order_acquire), std::memory_order_relaxed);
+  r->kinds.store(s.kinds, std::memory_order_relaxed);
+  const std::uintptr_t own = x.slot->word.load(std::memory_order_relaxed) & 1;
+  x.slot->word.store(reinterpret_cast<std::uintptr_t>(r) | own, std::memory_order_release);
+}
+
+void collect_thread(ExtThread& x, Session& s, const std::map<int, std::string>& group_names) {
+  const std::uintptr_t own = x.slot->word.load(std::memory_order_relaxed) & 1;
+  x.slot->word.store(own, std::memory_order_release);
+  TraceRing* r = x.ring.get();
+  if (!r) return;
+  const std::uint64_t count = r->count.load(std::memory_order_acquire);
+  const std::uint64_t base = r->base.load(std::memory_order_relaxed);
+  s.lost += r->lost.load(std::memory_order_relaxed);
+  r->lost.store(0, std::memory_order_relaxed);
+  if (count == base) return;  // a thread that did nothing during the session
+  SlotEvents se;
+  se.thread.runtime = x.slot->group;
+  se.thread.worker = x.slot->index;
+  se.thread.name = x.name;
+  if (auto it = group_names.find(x.slot->group); it != group_names.end()) se.thread.process = it->second;
+  se.events.reserve(count - base);
+  for (std::uint64_t k = base; k < count; ++k) se.events.push_back(r->events[k & r->mask]);
+  s.slots.push_back(std::move(se));
+}
+
 // Stops e's workers from recording and copies what they recorded.
 void collect(RuntimeEntry& e, Session& s) {
   RuntimeCore* rt = e.rt;
@@ -229,6 +282,18 @@ trace_impl::TraceData decode(Session& s, std::uint64_t tsc1, std::uint64_t ns1) 
   };
   std::map<std::string, int> label_ids;
   std::map<std::uint64_t, int> label_of_pointer;
+  trace_impl::CodeSymbols symbols;
+  std::map<std::uint64_t, std::string> code_names;
+  auto text_label = [&](const std::string& text) {
+    auto [it, added] = label_ids.emplace(text, static_cast<int>(d.labels.size()));
+    if (added) d.labels.push_back(text);
+    return it->second;
+  };
+  auto code_name = [&](std::uint64_t addr) -> const std::string& {
+    auto it = code_names.find(addr);
+    if (it == code_names.end()) it = code_names.emplace(addr, symbols.name_of(addr)).first;
+    return it->second;
+  };
   auto label = [&](const char* pretty, std::uint64_t key) {
     if (auto it = label_of_pointer.find(key); it != label_of_pointer.end()) return it->second;
     const std::string text = trace_impl::label_text(pretty);
@@ -255,6 +320,11 @@ trace_impl::TraceData decode(Session& s, std::uint64_t tsc1, std::uint64_t ns1) 
     } else if (r.kind == kTraceFlowTask) {
       // a: the task's FnOps, a constant of the program.
       r.label = label(reinterpret_cast<const flow::FnOps*>(e.a)->label(), e.a);
+    } else if (r.kind == kTraceOmp) {
+      // An explicit task is named by its function where a symbol names it.
+      const std::string& fn = code_name(e.a);
+      if (!fn.empty()) r.code = text_label(fn);
+      r.label = r.d == kOmpTask && !fn.empty() ? r.code : text_label(trace_impl::omp_construct_name(r.d));
     }
     d.records.push_back(r);
   };
@@ -267,7 +337,10 @@ trace_impl::TraceData decode(Session& s, std::uint64_t tsc1, std::uint64_t ns1) 
     const std::size_t first = d.records.size();
     for (const TraceEvent& e : se.events) add(e, t);
     std::stable_sort(d.records.begin() + static_cast<std::ptrdiff_t>(first), d.records.end(),
-                     [](const trace_impl::TraceRecord& x, const trace_impl::TraceRecord& y) { return x.t0 < y.t0; });
+                     // At one start time the longer (enclosing) span first: viewers nest in file order.
+                     [](const trace_impl::TraceRecord& x, const trace_impl::TraceRecord& y) {
+                       return x.t0 < y.t0 || (x.t0 == y.t0 && x.t1 > y.t1);
+                     });
   }
   if (!s.outside.empty()) {
     const int t = static_cast<int>(d.threads.size());
@@ -297,6 +370,7 @@ void start_locked(State& st, const std::string& path, TraceFormat format, std::u
   s->ns0 = now_ns();
   s->tsc0 = trace_clock();
   for (auto& e : st.runtimes) arm(*e, *s);
+  for (auto& x : st.threads) arm_thread(*x, *s);
   st.session = std::move(s);
   st.active.store(true, std::memory_order_release);
 }
@@ -306,6 +380,7 @@ TraceResult stop_locked(State& st) {
   std::unique_ptr<Session> s = std::move(st.session);
   st.active.store(false, std::memory_order_release);
   for (auto& e : st.runtimes) collect(*e, *s);
+  for (auto& x : st.threads) collect_thread(*x, *s, st.group_names);
   // The time stamp counter's rate is measured over the session: give it a
   // few milliseconds at least.
   constexpr std::uint64_t kMinCalibrationNs = 5'000'000;
@@ -376,6 +451,34 @@ void trace_attach(RuntimeCore* rt) {
   st.runtimes.push_back(std::move(e));
 }
 
+int trace_register_group(const char* name) {
+  State& st = state();
+  std::lock_guard<std::mutex> lock(st.mutex);
+  if (!st.env_done) {
+    try {
+      start_from_env(st);
+    } catch (...) {
+      st.env_done = false;
+      throw;
+    }
+  }
+  const int id = st.next_id++;
+  st.group_names[id] = name;
+  return id;
+}
+
+void trace_register_thread(TraceThreadSlot* slot, int group, int index, const char* name) {
+  State& st = state();
+  std::lock_guard<std::mutex> lock(st.mutex);
+  slot->group = group;
+  slot->index = index;
+  auto x = std::make_unique<ExtThread>();
+  x->slot = slot;
+  x->name = name;
+  if (st.session) arm_thread(*x, *st.session);
+  st.threads.push_back(std::move(x));
+}
+
 void trace_detach(RuntimeCore* rt) noexcept {
   State& st = state();
   std::lock_guard<std::mutex> lock(st.mutex);
@@ -424,6 +527,21 @@ void trace_event_anywhere(TraceKind kind, std::uint64_t a, std::uint64_t b, std:
 
 namespace trace_impl {
 const char* kind_name(detail::TraceKind k) { return k < detail::kTraceKinds ? detail::kKindNames[k] : "?"; }
+
+const char* omp_construct_name(unsigned construct) {
+  static const char* const names[detail::kOmpConstructs] = {
+      "parallel", "implicit task", "task", "barrier", "barrier (end of parallel)", "taskwait", "taskgroup"};
+  return construct < detail::kOmpConstructs ? names[construct] : "omp ?";
+}
+
+const char* omp_construct_category(unsigned construct) {
+  // Implicit and explicit tasks are tasks (the summary's busy time); the
+  // waits are "omp,sync".
+  static const char* const cats[detail::kOmpConstructs] = {"omp,parallel", "task,omp,implicit", "task,omp",
+                                                           "omp,sync",     "omp,sync",          "omp,sync",
+                                                           "omp,sync"};
+  return construct < detail::kOmpConstructs ? cats[construct] : "omp";
+}
 }  // namespace trace_impl
 
 void trace_start(const std::string& path, const TraceOptions& options) {

@@ -18,6 +18,9 @@ struct TraceThread {
   int runtime = 0;
   int worker = 0;
   bool extra = false;  // an extra slot (an outside thread that called in)
+  // Rows of a registered thread group (canopy's OpenMP runtime): the
+  // process's and the row's names (empty: a runtime's worker).
+  std::string process, name;
   int pu = -1, pu_os = -1, core = -1, numa = -1;
   // Bytes that data-flow tasks run by this worker accessed on its NUMA node
   // and on others during the session (WorkerStats).
@@ -29,7 +32,8 @@ struct TraceRecord {
   int thread = 0;        // index in TraceData::threads
   std::uint64_t t0 = 0;  // ns since the session started
   std::uint64_t t1 = 0;
-  int label = -1;        // index in TraceData::labels (spans of tasks)
+  int label = -1;        // index in TraceData::labels (spans of tasks, OpenMP constructs)
+  int code = -1;         // OpenMP constructs: the function's name in TraceData::labels (-1: none)
   std::uint64_t a = 0, b = 0;  // ids as recorded (see detail::TraceKind)
   std::uint32_t c = 0;
   std::uint16_t d = 0;
@@ -46,6 +50,11 @@ struct TraceData {
 
 // The type in a trace_label() pretty name ("... [with T = X]" -> "X").
 std::string label_text(const char* pretty);
+
+// OpenMP constructs (kTraceOmp): the span's name ("parallel", "barrier",
+// ...) and its trace-event category.
+const char* omp_construct_name(unsigned construct);
+const char* omp_construct_category(unsigned construct);
 
 // "task", "steal", ... (the CANOPY_TRACE_EVENTS words).
 const char* kind_name(detail::TraceKind k);

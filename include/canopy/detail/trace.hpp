@@ -44,7 +44,21 @@ enum TraceKind : std::uint8_t {
   kTraceRelease = 6,    // instant: data-flow task a (id) made task b (id) ready
   kTraceMigration = 7,  // instant: handle c's pages moved to NUMA node d, b bytes
   kTracePlacement = 8,  // instant: graph b's task c placed on worker a (d: 0 automatic affinity, 1 apply())
-  kTraceKinds = 9
+  kTraceOmp = 9,        // span: an OpenMP construct (canopy's OpenMP runtime): d = TraceOmpConstruct,
+                        // a = code address (outlined or task function; 0: none), b = team size (parallel)
+  kTraceKinds = 10
+};
+
+// What a kTraceOmp span is.
+enum TraceOmpConstruct : std::uint16_t {
+  kOmpParallel = 0,      // a parallel region on its primary thread, fork to join
+  kOmpImplicitTask = 1,  // a thread's implicit task of a region (its join barrier included)
+  kOmpTask = 2,          // an explicit task's body
+  kOmpBarrier = 3,       // a team barrier (the barrier construct, or a work share's implicit one)
+  kOmpJoinBarrier = 4,   // the implicit barrier at the end of a parallel region
+  kOmpTaskwait = 5,
+  kOmpTaskgroup = 6,     // the end of a taskgroup (waiting for its tasks)
+  kOmpConstructs = 7
 };
 
 struct TraceEvent {
@@ -154,6 +168,30 @@ template <auto Body, class... Args>
   TraceSpanEnd end{r, kTraceTask, trace_clock(), reinterpret_cast<std::uint64_t>(label), 0, 0};
   return Body(args...);
 }
+
+// Threads of a runtime that is not a RuntimeCore (canopy's OpenMP runtime,
+// whose threads are its own): each registers a slot once and keeps it for
+// the life of the process. A session gives the slot a ring (made at its
+// first session, never freed) by storing the ring's address in `word`;
+// bit 0 of `word` belongs to the slot's owner (the OpenMP runtime marks
+// the threads an OMPT tool observes with it) and the session keeps it, so
+// the owner tests one word for "traced or observed". Rows: process `group`
+// (trace_register_group), thread `index`.
+struct TraceThreadSlot {
+  std::atomic<std::uintptr_t> word{0};
+  int group = 0;
+  int index = 0;
+};
+inline TraceRing* trace_ring(const TraceThreadSlot& s) noexcept {
+  return reinterpret_cast<TraceRing*>(s.word.load(std::memory_order_acquire) & ~std::uintptr_t{1});
+}
+// A group of rows (one process in the trace) named `name`; reads
+// CANOPY_TRACE and its companions if no runtime did yet (throws
+// canopy::Error for a bad value). Returns the group's id.
+int trace_register_group(const char* name);
+// Registers a thread's slot (its ring armed now if a session records);
+// `name` names its row.
+void trace_register_thread(TraceThreadSlot* slot, int group, int index, const char* name);
 
 // Events of threads that hold no worker slot (a data move from the main
 // thread): a lock-protected buffer of the session (src/trace). Not a hot

@@ -16,6 +16,7 @@
 #include <sstream>
 
 #include "futex.hpp"
+#include "observe.hpp"
 #include "tasks.hpp"
 #include "workshare.hpp"
 
@@ -75,6 +76,7 @@ Runtime* make_runtime() {
   if (s.wait_policy == WaitPolicy::Active && !s.spin_count) rt->spin_count = 1 << 22;
   rt->settings.default_num_threads = rt->num_cores;  // canopy's default team: one thread per core
   if (s.display_env) display_env(s, s.display_env_verbose, std::cerr);
+  observe_init();
   return rt;
 }
 
@@ -380,7 +382,11 @@ bool park_at_join(ThreadState& ts, Team& team, int n) {
   return false;  // a fork's (or a retirement's) wake-up: worker_main handles it
 }
 
-void worker_join(ThreadState& ts) {
+// may_park false (the worker traces): it sleeps on the team's event word
+// and leaves by itself, so that its implicit task's end is recorded before
+// the region is over (a parked worker learns its region ended only at the
+// next fork's wake-up).
+void worker_join(ThreadState& ts, bool may_park = true) {
   Team* team = ts.team;
   const int n = team->nthreads;
   if (team->join_arrived.fetch_add(1, std::memory_order_acq_rel) + 1 == n) wake_event_sleepers(*team);
@@ -396,7 +402,7 @@ void worker_join(ThreadState& ts) {
       cpu_relax();
       continue;
     }
-    if (team_pending_tasks(*team) > 0) {
+    if (team_pending_tasks(*team) > 0 || !may_park) {
       sleep_at_join(*team, done);
       continue;
     }
@@ -495,9 +501,21 @@ void wake_fork_children(Team& team, int t) {
   }
 }
 
+// A worker's implicit task with its events (the worker traces).
+[[gnu::noinline]] void run_implicit_observed(ThreadState& ts) {
+  const std::uint64_t t0 = obs_now(ts);
+  const void* code = code_of(ts.team->fn, ts.team->data);
+  run_implicit(ts);
+  const std::uint64_t tj = obs_now(ts);
+  worker_join(ts, false);  // the team may be reused once it returns: only `code` is used below
+  obs_span(ts, detail::kOmpJoinBarrier, tj);
+  obs_span(ts, detail::kOmpImplicitTask, t0, code);
+}
+
 void* worker_main(void* arg) {
   auto* ts = static_cast<ThreadState*>(arg);
   tls_thread = ts;
+  observe_thread(*ts, false);
   for (;;) {
     wait_for_wake(*ts, spin_budget(), yield_budget());
     ts->wake.store(0, std::memory_order_relaxed);
@@ -510,6 +528,10 @@ void* worker_main(void* arg) {
     }
     wake_fork_children(*ts->team, ts->num);
     bind_to(*ts, ts->want_cpus);
+    if (observed(*ts)) [[unlikely]] {
+      run_implicit_observed(*ts);
+      continue;
+    }
     run_implicit(*ts);
     worker_join(*ts);
   }
@@ -603,6 +625,7 @@ ThreadState& this_thread() {
   ts->team = ts->own_team.get();
   ts->partition = rt.places;
   init_implicit_task(*ts, rt.initial_icvs, ts->team);
+  observe_thread(*ts, true);
   return *ts;
 }
 
@@ -669,6 +692,7 @@ void fork_start(void (*fn)(void*), void* data, unsigned requested, unsigned proc
   team->reserved_workers = reserved;
   team->fn = fn;
   team->data = data;
+  team->obs_t0 = observed(ts) ? obs_now(ts) : 0;
   if (loop) {
     team->has_initial_loop = true;
     team->initial_loop = *loop;
@@ -758,15 +782,41 @@ void fork_start(void (*fn)(void*), void* data, unsigned requested, unsigned proc
   if (loop) loop_enter(*loop);
 }
 
-void join_end() {
-  ThreadState& ts = this_thread();
-  Team* team = ts.team;
-  primary_join(ts, *team);
+namespace {
+
+void leave_team(ThreadState& ts, Team* team) {
   team->group_root->busy_workers.fetch_sub(team->reserved_workers, std::memory_order_acq_rel);
   team->reserved_workers = 0;
   team->in_use = false;
   const std::vector<int>& bound = pop_saved(ts);
   if (!bound.empty()) bind_to(ts, bound);  // back to the place it had in the enclosing team
+}
+
+// join_end with its events: the join barrier, the primary's implicit task
+// and the region (both from the fork's time stamp).
+[[gnu::noinline]] void join_end_observed(ThreadState& ts, Team* team) {
+  const void* code = code_of(team->fn, team->data);
+  const std::uint64_t tj = obs_now(ts);
+  primary_join(ts, *team);
+  obs_span(ts, detail::kOmpJoinBarrier, tj);
+  obs_span(ts, detail::kOmpImplicitTask, team->obs_t0, code);
+  const std::uint64_t t0 = team->obs_t0;
+  const int n = team->nthreads;
+  leave_team(ts, team);
+  obs_span(ts, detail::kOmpParallel, t0, code, static_cast<std::uint64_t>(n));
+}
+
+}  // namespace
+
+void join_end() {
+  ThreadState& ts = this_thread();
+  Team* team = ts.team;
+  if (observed(ts)) [[unlikely]] {
+    join_end_observed(ts, team);
+    return;
+  }
+  primary_join(ts, *team);
+  leave_team(ts, team);
 }
 
 void fork_join(void (*fn)(void*), void* data, unsigned requested, unsigned proc_bind, const LoopSpec* loop) {
@@ -888,8 +938,28 @@ void run_as_initial_task(void (*fn)(void*), void* data, int thread_limit) {
   pop_saved(ts);
 }
 
-void team_barrier() { barrier_wait(*this_thread().team, false); }
-bool team_barrier_cancellable() { return barrier_wait(*this_thread().team, true); }
+namespace {
+[[gnu::noinline]] bool barrier_observed(ThreadState& ts, bool cancellable) {
+  const std::uint64_t t0 = obs_now(ts);
+  const bool cancelled = barrier_wait(*ts.team, cancellable);
+  obs_span(ts, detail::kOmpBarrier, t0);
+  return cancelled;
+}
+}  // namespace
+
+void team_barrier() {
+  ThreadState& ts = this_thread();
+  if (observed(ts)) [[unlikely]] {
+    barrier_observed(ts, false);
+    return;
+  }
+  barrier_wait(*ts.team, false);
+}
+bool team_barrier_cancellable() {
+  ThreadState& ts = this_thread();
+  if (observed(ts)) [[unlikely]] return barrier_observed(ts, true);
+  return barrier_wait(*ts.team, true);
+}
 
 }  // namespace canopy::omp
 

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "canopy/detail/trace.hpp"
 #include "settings.hpp"
 
 namespace canopy::omp {
@@ -138,6 +139,8 @@ struct Team {
   std::atomic<int> kmp_task_red_done[2] = {0, 0};
   void (*fn)(void*) = nullptr;
   void* data = nullptr;
+  // Observed regions (observe.hpp): when the fork began (trace clock; 0: not traced).
+  std::uint64_t obs_t0 = 0;
   bool has_initial_loop = false;
   LoopSpec initial_loop;
 };
@@ -174,6 +177,9 @@ struct ThreadState {
   // enclosing states, spare implicit tasks, the last placements. Created on
   // its first fork and, like the ThreadState, never freed.
   struct ForkStack* fork_stack = nullptr;
+  // Traced or observed by a tool (observe.hpp): the trace session's ring,
+  // bit 0 set when an OMPT tool is attached. Every event site tests it once.
+  detail::TraceThreadSlot observe;
 };
 
 inline constexpr std::uint32_t kWakeRun = 1, kWakeRecheck = 2, kWakeSleeping = 3;

@@ -34,6 +34,7 @@
 // someone sleeps, bumps the event and wakes: the Dekker pair that makes a
 // lost wake-up impossible without a shared write per task.
 #include "tasks.hpp"
+#include "observe.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -250,7 +251,13 @@ Task* find_task_anywhere(ThreadState& ts, Team& team, const Task* within, bool m
 
 void finish(ThreadState* ts, Task* t);
 
+void execute_observed(ThreadState& ts, Task* t);
+
 void execute(ThreadState& ts, Task* t) {
+  if (observed(ts)) [[unlikely]] {
+    execute_observed(ts, t);
+    return;
+  }
   Task* prev = ts.task;
   ts.task = t;
   t->mark = ts.team == t->team ? t->team->tasks->deques[ts.num]->bottom() : 0;
@@ -260,6 +267,22 @@ void execute(ThreadState& ts, Task* t) {
   const bool cancelled = !t->copied && ((t->member_of && t->member_of->is_cancelled()) ||
                                         t->team->cancel_parallel.load(std::memory_order_relaxed));
   if (!cancelled) t->fn(t->arg);
+  ts.task = prev;
+  if (t->completion_left.fetch_sub(1, std::memory_order_acq_rel) == 1) finish(&ts, t);
+}
+
+// execute with the task's span (the trace labels it by its function).
+[[gnu::noinline]] void execute_observed(ThreadState& ts, Task* t) {
+  Task* prev = ts.task;
+  ts.task = t;
+  t->mark = ts.team == t->team ? t->team->tasks->deques[ts.num]->bottom() : 0;
+  const bool cancelled = !t->copied && ((t->member_of && t->member_of->is_cancelled()) ||
+                                        t->team->cancel_parallel.load(std::memory_order_relaxed));
+  if (!cancelled && t->fn != noop) {
+    const std::uint64_t t0 = obs_now(ts);
+    t->fn(t->arg);
+    obs_span(ts, detail::kOmpTask, t0, code_of(t->fn, t->arg));
+  }
   ts.task = prev;
   if (t->completion_left.fetch_sub(1, std::memory_order_acq_rel) == 1) finish(&ts, t);
 }
@@ -652,8 +675,23 @@ void task_end_inline(Task* t) {
   help_until([&] { return t->completion_left.load(std::memory_order_acquire) == 0; });
 }
 
+namespace {
+[[gnu::noinline]] void taskwait_observed(ThreadState& ts) {
+  Task* me = ts.task;
+  const std::uint64_t t0 = obs_now(ts);
+  if (me->children.load(std::memory_order_acquire) != 0)
+    help_until([&] { return me->children.load(std::memory_order_acquire) == 0; });
+  obs_span(ts, detail::kOmpTaskwait, t0);
+}
+}  // namespace
+
 void taskwait() {
-  Task* me = this_thread().task;
+  ThreadState& ts = this_thread();
+  if (observed(ts)) [[unlikely]] {
+    taskwait_observed(ts);
+    return;
+  }
+  Task* me = ts.task;
   if (me->children.load(std::memory_order_acquire) == 0) return;
   help_until([&] { return me->children.load(std::memory_order_acquire) == 0; });
 }
@@ -681,10 +719,17 @@ void taskgroup_start() {
 }
 
 void taskgroup_end() {
-  Task* me = this_thread().task;
+  ThreadState& ts = this_thread();
+  Task* me = ts.task;
   TaskGroup* g = me->group;
   if (!g) return;
-  help_until([&] { return g->pending.load(std::memory_order_acquire) == 0; });
+  if (observed(ts)) [[unlikely]] {
+    const std::uint64_t t0 = obs_now(ts);
+    help_until([&] { return g->pending.load(std::memory_order_acquire) == 0; });
+    obs_span(ts, detail::kOmpTaskgroup, t0);
+  } else {
+    help_until([&] { return g->pending.load(std::memory_order_acquire) == 0; });
+  }
   me->group = g->outer;
   delete g;
 }

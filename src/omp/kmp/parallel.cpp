@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <utility>
 
+#include "../core/observe.hpp"
 #include "../core/runtime.hpp"
 #include "../core/tasks.hpp"
 #include "abi.hpp"
@@ -71,6 +72,13 @@ void run_microtask(void* p) {
   kmp_int32 tid = this_thread().num;
   kInvokers[r.argc](r.fn, &gtid, &tid, r.args);
 }
+
+// Traces and tools name a region by clang's outlined function, not this wrapper.
+[[maybe_unused]] const bool microtask_registered = (register_code_of(run_microtask,
+                                                    [](void* p) -> const void* {
+                                                      return reinterpret_cast<const void*>(static_cast<Region*>(p)->fn);
+                                                    }),
+                                   true);
 
 // The captured variables clang passes after fn, into args (at most kMaxArgs).
 void read_args(const char* what, kmp_int32 argc, va_list ap, void** args) {

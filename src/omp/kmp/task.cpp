@@ -10,6 +10,7 @@
 #include <cstring>
 #include <vector>
 
+#include "../core/observe.hpp"
 #include "../core/runtime.hpp"
 #include "abi.hpp"
 
@@ -29,6 +30,14 @@ void run_task(void* arg) {
   task->routine(gtid, task);
   if (head->flags & kTaskDestructors) task->data1.destructors(gtid, task);
 }
+
+// Traces and tools name a task by clang's task entry, not run_task.
+[[maybe_unused]] const bool task_registered = (register_code_of(run_task,
+                                               [](void* arg) -> const void* {
+                                                 auto* task = reinterpret_cast<kmp_task_t*>(static_cast<TaskHead*>(arg) + 1);
+                                                 return reinterpret_cast<const void*>(task->routine);
+                                               }),
+                              true);
 
 unsigned core_flags(kmp_int32 flags) {
   unsigned f = 0;

@@ -1,0 +1,56 @@
+/* The known program that tests/omp/trace_omp_test.py traces and that the
+   OMPT test tool (ompt_tool.c) watches: REGIONS parallel regions; in each,
+   every thread passes an explicit barrier, then one thread (single nowait)
+   creates TASKS tasks and waits for them (taskwait), then a taskgroup of
+   GROUP_TASKS tasks; a worksharing loop; the region's end. Prints
+   "observed: ok" and the counts it expects the observers to see. */
+#include <omp.h>
+#include <stdio.h>
+
+#include "omp_check.h"
+
+#define REGIONS 3
+#define TASKS 8
+#define GROUP_TASKS 4
+
+static int done_tasks;
+
+/* A named function creating the tasks: GCC names their outlined functions
+   after it (make_tasks._omp_fn.N), which the trace shows as labels. */
+static void __attribute__((noinline)) make_tasks(int n) {
+  for (int i = 0; i < n; ++i) {
+#pragma omp task
+    {
+#pragma omp atomic
+      done_tasks++;
+    }
+  }
+}
+
+int main(void) {
+  CHECK_CANOPY();
+  int threads = 0;
+  long sum = 0;
+  for (int r = 0; r < REGIONS; ++r) {
+#pragma omp parallel reduction(+ : sum)
+    {
+#pragma omp single nowait
+      threads = omp_get_num_threads();
+#pragma omp barrier
+#pragma omp single nowait
+      {
+        make_tasks(TASKS);
+#pragma omp taskwait
+#pragma omp taskgroup
+        make_tasks(GROUP_TASKS);
+      }
+#pragma omp for
+      for (int i = 0; i < 100; ++i) sum += i;
+    }
+  }
+  CHECK(done_tasks == REGIONS * (TASKS + GROUP_TASKS));
+  CHECK(sum == REGIONS * 4950L);
+  printf("observed: ok threads=%d regions=%d tasks=%d taskwaits=%d taskgroups=%d\n", threads, REGIONS,
+         REGIONS * (TASKS + GROUP_TASKS), REGIONS, REGIONS);
+  return 0;
+}
