@@ -5,9 +5,10 @@ mechanism).
 
 For each program with a known sharing pattern (tests/profile/
 sharing_patterns.c), runs it plainly and under `canopy profile` in each
-variant asked for (--variants TIMER[:PERIOD_US], TIMER = auto: the
-perf_event task-clock event where the machine allows it, posix: the POSIX
-CPU-time timer; no period: canopy's default), all interleaved round after
+variant asked for (--variants TIMER[:PERIOD_US], TIMER: canopy profile
+--timer, auto (its default), posix (the POSIX CPU-time timer) or
+task-clock (the perf_event event); no period: canopy's default), all
+interleaved round after
 round with the order rotated (the machine's noise hits every variant
 alike), and reports per variant the median of the per-round ratios
 profiled/plain of wall time and of CPU time (user + system of the whole
@@ -18,7 +19,7 @@ program) and the samples of the last profiled run. Hardware address
 sampling is not a variant: canopy detects it but does not read it yet
 (docs/profile.md).
 
-  python3 bench/profile/overhead.py --build build [--rounds 7] [--variants auto,posix,auto:4000]
+  python3 bench/profile/overhead.py --build build [--rounds 7] [--variants auto,task-clock,posix:4000]
       [--threads 8] [--steps 40000] [--patterns halo1d,alltoall,...]
 """
 import argparse, os, re, statistics, subprocess, sys, time
@@ -43,7 +44,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--build", default="build")
     ap.add_argument("--rounds", type=int, default=7)
-    ap.add_argument("--variants", default="auto,posix",
+    ap.add_argument("--variants", default="auto,task-clock",
                     help="TIMER[:PERIOD_US],... (TIMER: canopy profile --timer; no period: its default)")
     ap.add_argument("--threads", type=int, default=8)
     ap.add_argument("--steps", type=int, default=40000)
@@ -56,8 +57,8 @@ def main():
             sys.exit(f"overhead.py: {f} not found: build first (cmake --build {a.build})")
     timers = a.variants.split(",")
     for v in timers:
-        if not re.fullmatch(r"(auto|posix)(:\d+)?", v):
-            sys.exit(f"overhead.py: --variants: '{v}' is not TIMER[:PERIOD_US] with TIMER auto or posix")
+        if not re.fullmatch(r"(auto|posix|task-clock)(:\d+)?", v):
+            sys.exit(f"overhead.py: --variants: '{v}' is not TIMER[:PERIOD_US] with TIMER auto, posix or task-clock")
     print(f"# canopy profile: {a.threads} threads, {a.steps} steps, {a.rounds} interleaved rounds, "
           f"{os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f} at start")
     print(f"{'pattern':10} {'variant':10} {'plain s':>8} {'profiled s':>10} {'wall ratio':>10} {'CPU ratio':>9} "

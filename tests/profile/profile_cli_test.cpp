@@ -142,8 +142,8 @@ TEST(ProfileCli, AForkingProgramsExitStatusIsPassedOnAndItsOwnMatrixWritten) {
 
 TEST(ProfileCli, AVforkChildThatExitsLeavesTheParentsProfileAlone) {
   // The child runs in the parent's memory: its _exit must not stop the
-  // parent's sampling (100 ms of CPU after it: about 50 samples at 2 ms).
-  const Ran r = profile({CANOPY_PROFILE_BEHAVIOUR, "vfork"});
+  // parent's sampling (100 ms of CPU after it: about 200 samples at 500 us).
+  const Ran r = profile({CANOPY_PROFILE_BEHAVIOUR, "vfork"}, {"--period-us", "500"});
   ASSERT_EQ(r.status, 0) << r.err;
   unsigned samples = 0;
   const auto at = r.err.find("thread(s) (numbered in creation order, 0 = initial thread), ");
@@ -200,19 +200,33 @@ TEST(ProfileCli, DurationStopsSamplingAndTheProgramRunsOn) {
   EXPECT_TRUE(has(r.err, "sampling stopped after --duration")) << r.err;
 }
 
-TEST(ProfileCli, TheTimerCanBeThePosixOneAndTheSummarySaysSo) {
-  const std::string out = fresh_dir("posix-timer") + "/m.mat";
-  const Ran r = profile({CANOPY_PROFILE_BEHAVIOUR, "work", "100"}, {"--timer", "posix", "-o", out});
+TEST(ProfileCli, TheTimerIsPosixFromTheDefaultPeriodUpTaskClockBelowAndTheSummarySaysWhich) {
+  const std::string out = fresh_dir("timer") + "/m.mat";
+  Ran r = profile({CANOPY_PROFILE_BEHAVIOUR, "work", "100"}, {"-o", out});
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(has(r.err, "portable sampling: POSIX thread CPU-time timer every 2000 us")) << r.err;
-  EXPECT_TRUE(has(r.err, "(perf_event task-clock: not asked for)")) << r.err;
+  EXPECT_TRUE(has(r.err, "(perf_event task-clock: not chosen)")) << r.err;
   EXPECT_EQ(matrix_size(out), 1);
+  // Below 2000 us the task-clock event, where the machine allows it (else
+  // the POSIX timer, with the reason).
+  r = profile({CANOPY_PROFILE_BEHAVIOUR, "work", "50"}, {"--period-us", "500"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.err, "portable sampling: perf_event task-clock every 500 us") ||
+              (has(r.err, "POSIX thread CPU-time timer every 500 us") && !has(r.err, "not chosen")))
+      << r.err;
+  r = profile({CANOPY_PROFILE_BEHAVIOUR, "work", "50"}, {"--timer", "posix", "--period-us", "500"});
+  EXPECT_TRUE(has(r.err, "POSIX thread CPU-time timer every 500 us, at most one per kernel tick (perf_event "
+                         "task-clock: not chosen)"))
+      << r.err;
+  r = profile({CANOPY_PROFILE_BEHAVIOUR, "work", "50"}, {"--timer", "task-clock"});
+  EXPECT_FALSE(has(r.err, "not chosen")) << r.err;
   EXPECT_EQ(profile({CANOPY_PROFILE_BEHAVIOUR, "work", "1"}, {"--timer", "hpet"}).status, 2);
 }
 
 TEST(ProfileCli, PagesListsWhatEachThreadTouched) {
   const std::string dir = fresh_dir("pages");
-  const Ran r = profile({CANOPY_PROFILE_BEHAVIOUR, "threads", "2"}, {"-o", dir + "/m.mat", "--pages", dir + "/pages"});
+  const Ran r = profile({CANOPY_PROFILE_BEHAVIOUR, "threads", "2"},
+                       {"-o", dir + "/m.mat", "--pages", dir + "/pages", "--period-us", "500"});
   ASSERT_EQ(r.status, 0) << r.err;
   std::istringstream in(read_text(dir + "/pages"));
   std::string line;

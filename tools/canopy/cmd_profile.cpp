@@ -61,7 +61,7 @@ int profile_command(const ProfileArgs& a) {
   lo.duration_s = a.until_exit ? 0 : a.duration;
   lo.period_us = a.period_us;
   lo.max_samples = a.max_samples;
-  lo.posix_timer = a.timer == "posix";
+  lo.timer = profiling::parse_sample_timer(a.timer);
   const std::string program = run::find_program(a.command[0], std::getenv("PATH"));
 
   const profiling::Run r = profiling::run_profiled(program, a.command, lo);
@@ -139,9 +139,12 @@ const bool registered = register_subcommand(Subcommand{
           ->check(CLI::Range(10u, 10000000u))
           ->group("Sampling");
       app.add_option("--timer", a->timer,
-                     "What triggers samples: auto (perf_event task-clock where allowed, else the POSIX "
-                     "CPU-time timer) or posix (the POSIX timer always, to compare)")
-          ->check(CLI::IsMember({"auto", "posix"}))
+                     fmt::format("What triggers samples: posix (the POSIX CPU-time timer: no cost between "
+                                 "samples, at most one per kernel tick), task-clock (perf_event: high resolution, "
+                                 "a cost at every context switch; POSIX where it is not allowed) or auto (default: "
+                                 "posix from {} us up, else task-clock)",
+                                 profiling::kPosixTimerFromUs))
+          ->check(CLI::IsMember({"auto", "task-clock", "posix"}))
           ->group("Sampling");
       app.add_option("--max-samples", a->max_samples,
                      "Addresses kept per thread before its sampling rate halves (default 65536: 1 MiB)")

@@ -59,6 +59,18 @@ int exit_status(int status) {
 
 }  // namespace
 
+SampleTimer parse_sample_timer(const std::string& name) {
+  if (name == "auto") return SampleTimer::Auto;
+  if (name == "task-clock") return SampleTimer::TaskClock;
+  if (name == "posix") return SampleTimer::Posix;
+  throw Error(fmt::format("timer '{}': expected auto, task-clock or posix", name));
+}
+
+SampleTimer resolve_sample_timer(SampleTimer timer, unsigned period_us) {
+  if (timer != SampleTimer::Auto) return timer;
+  return period_us >= kPosixTimerFromUs ? SampleTimer::Posix : SampleTimer::TaskClock;
+}
+
 std::string library_path(const char* env_lib, const std::string& executable) {
   if (env_lib && *env_lib) {
     if (::access(env_lib, R_OK) != 0)
@@ -84,6 +96,8 @@ Run run_profiled(const std::string& program, const std::vector<std::string>& arg
   const char* old_preload = std::getenv("LD_PRELOAD");
   const std::string preload = opt.library + (old_preload && *old_preload ? std::string(" ") + old_preload : "");
   const std::string period = std::to_string(opt.period_us), max_samples = std::to_string(opt.max_samples);
+  const char* timer_name =
+      resolve_sample_timer(opt.timer, opt.period_us) == SampleTimer::Posix ? "posix" : "task-clock";
   int exec_error[2];
   if (::pipe2(exec_error, O_CLOEXEC) != 0)
     throw Error(fmt::format("cannot create a pipe: {}", std::strerror(errno)), ErrorKind::System);
@@ -109,8 +123,7 @@ Run run_profiled(const std::string& program, const std::vector<std::string>& arg
     ::setenv("CANOPY_PROFILE_DIR", dir.path.c_str(), 1);
     ::setenv("CANOPY_PROFILE_PERIOD_US", period.c_str(), 1);
     ::setenv("CANOPY_PROFILE_MAX_SAMPLES", max_samples.c_str(), 1);
-    if (opt.posix_timer) ::setenv("CANOPY_PROFILE_TIMER", "posix", 1);
-    else ::unsetenv("CANOPY_PROFILE_TIMER");
+    ::setenv("CANOPY_PROFILE_TIMER", timer_name, 1);
     ::execv(program.c_str(), args.data());
     const int e = errno;
     ssize_t ignored = ::write(exec_error[1], &e, sizeof e);

@@ -14,19 +14,29 @@ namespace canopy::profiling {
 // naming where it looked when it is not there.
 std::string library_path(const char* env_lib, const std::string& executable);
 
-// The default sampling period, µs of each thread's CPU time. 2000 µs keeps
-// the profiled run within 1.2x of the plain run on the pattern programs
-// (bench/profile/overhead.py), and the recall and placement bars hold at it
-// given the same number of samples per thread as at the tests' 250 µs
-// (docs/profile.md, "Overhead and memory").
+// The default sampling period, µs of each thread's CPU time, and the
+// shortest period the POSIX CPU-time timer is used for by default. The
+// perf_event task-clock event costs something at every context switch of
+// every thread (in a VM, a timer reprogrammed), which made threads that meet
+// at barriers up to 1.3x slower on the pattern programs; the POSIX timer
+// costs nothing between its expirations but fires at most once per kernel
+// tick (4 ms at 250 Hz). So: the POSIX timer from 2000 µs up, the
+// task-clock event below (bench/profile/overhead.py, docs/profile.md
+// "Overhead and memory").
 inline constexpr unsigned kDefaultPeriodUs = 2000;
+inline constexpr unsigned kPosixTimerFromUs = 2000;
+
+enum class SampleTimer { Auto, TaskClock, Posix };
+SampleTimer parse_sample_timer(const std::string& name);  // "auto", "task-clock" or "posix"
+// The timer `timer` means at `period_us`: Auto becomes one of the others.
+SampleTimer resolve_sample_timer(SampleTimer timer, unsigned period_us);
 
 struct LaunchOptions {
   std::string library;
   double duration_s = 0;          // > 0: stop sampling after this many seconds (the program runs on)
   unsigned period_us = kDefaultPeriodUs;  // sampling period, thread CPU time
   unsigned max_samples = 1 << 16; // per thread, before the buffer halves its rate
-  bool posix_timer = false;       // the POSIX CPU-time timer even where the task-clock event works
+  SampleTimer timer = SampleTimer::Auto;  // the library falls back to POSIX where task-clock fails
   bool stop_after_duration = false;  // end the program after duration_s (SIGTERM, then SIGKILL 2 s later)
 };
 

@@ -381,7 +381,8 @@ void after_fork_in_child() {
 }
 
 // perf_error: why the task-clock event is not used (an errno), or -1: the
-// POSIX timer was asked for (CANOPY_PROFILE_TIMER=posix, `--timer posix`).
+// POSIX timer was chosen (CANOPY_PROFILE_TIMER=posix: `--timer`, or
+// canopy's default for the period).
 void describe_timer(int perf_error) {
   const double us = static_cast<double>(g_period_ns) / 1000.0;
   if (g_use_perf)
@@ -389,7 +390,7 @@ void describe_timer(int perf_error) {
   else
     std::snprintf(g_timer_desc, sizeof g_timer_desc,
                   "POSIX thread CPU-time timer every %.0f us, at most one per kernel tick (perf_event task-clock: %s)",
-                  us, perf_error < 0 ? "not asked for" : std::strerror(perf_error));
+                  us, perf_error < 0 ? "not chosen" : std::strerror(perf_error));
 }
 
 unsigned long env_number(const char* name, unsigned long fallback, unsigned long lo, unsigned long hi) {
@@ -433,8 +434,8 @@ __attribute__((constructor)) void start_profiling() {
   g_parent_pid = static_cast<int>(::getppid());
   reserve_path();
   // Try the high-resolution timer once; its error says why the other is
-  // used. CANOPY_PROFILE_TIMER=posix (canopy profile --timer posix, which
-  // validates it) skips it, to compare the two.
+  // used. CANOPY_PROFILE_TIMER=posix (canopy chooses it: --timer, validated
+  // there, and its default by period) skips it.
   const char* timer = std::getenv("CANOPY_PROFILE_TIMER");
   if (timer && std::strcmp(timer, "posix") == 0) {
     g_use_perf = false;
