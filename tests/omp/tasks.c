@@ -67,6 +67,30 @@ int main(void) {
     CHECK(x == 16);
     for (int i = 0; i < 16; ++i) CHECK(log[i] == i + 1);
 
+    /* A detached task's dependents wait for its event, in a team of one too
+       (where the dependences of tasks that run at once need no tracking). */
+    int dx = 0, seen = -1, after = -1;
+    omp_event_handle_t ev;
+#pragma omp parallel num_threads(nt) shared(dx, seen, after, ev)
+#pragma omp single
+    {
+#pragma omp task depend(out : dx) shared(dx)
+      dx = 1;
+#pragma omp task detach(ev) depend(inout : dx) shared(dx)
+      dx = 2;
+#pragma omp task shared(ev)
+      omp_fulfill_event(ev);
+#pragma omp task depend(in : dx) shared(dx, seen)
+      seen = dx;
+#pragma omp task depend(out : dx) shared(dx, after)
+      {
+        after = dx;
+        dx = 3;
+      }
+#pragma omp taskwait
+    }
+    CHECK(seen == 2 && after == 2 && dx == 3);
+
     int hits[1000] = {0};
 #pragma omp parallel num_threads(nt)
 #pragma omp single

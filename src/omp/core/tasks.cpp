@@ -571,7 +571,8 @@ void submit_task(ThreadState& ts, Task* t, const TaskSpec& spec, bool undeferred
   Task* parent = ts.task;
   const bool detach = (spec.flags & kFlagDetach) != 0;
   t->undeferred = undeferred;
-  const bool has_deps = (spec.flags & kFlagDepend) && spec.depend;
+  const bool has_deps = (spec.flags & kFlagDepend) && spec.depend &&
+                        (team.nthreads > 1 || detach || parent->child_deps);  // task_dependences_matter
   // Throttle: a thread that already holds kMaxQueued tasks in its deque
   // runs a new plain task at once (its creator's child: allowed by the
   // wait rule) instead of queueing it, as libgomp does beyond 64 queued
@@ -655,6 +656,11 @@ void task_submit(Task* t, const TaskSpec& spec) {
 }
 
 void task_discard(Task* t) { release(t); }
+
+bool task_dependences_matter(bool detach) {
+  const ThreadState& ts = this_thread();
+  return ts.team->nthreads > 1 || detach || ts.task->child_deps;
+}
 
 void task_begin_inline(Task* t) {
   ThreadState& ts = this_thread();

@@ -169,6 +169,11 @@ void task_create(const TaskSpec& spec);
 // the Task itself.
 Task* task_alloc(const TaskSpec& spec, void** data);
 void task_submit(Task* t, const TaskSpec& spec);
+// Whether a new task's depend clauses need tracking: not in a team of one,
+// where every task but a detached one runs at once, in creation order, so
+// its siblings are all complete already, unless the parent has a deferred
+// (detached) child with dependences, which left the parent a dependence map.
+bool task_dependences_matter(bool detach);
 void task_discard(Task* t);
 // An allocated task whose body the caller runs itself, undeferred
 // (libomp's __kmpc_omp_task_begin_if0 / __kmpc_omp_task_complete_if0): it is

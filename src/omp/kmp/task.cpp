@@ -133,7 +133,7 @@ CANOPY_KMP kmp_int32 __kmpc_omp_task_parts(ident_t*, kmp_int32, kmp_task_t* task
 CANOPY_KMP kmp_int32 __kmpc_omp_task_with_deps(ident_t*, kmp_int32, kmp_task_t* task, kmp_int32 ndeps,
                                                kmp_depend_info_t* dep_list, kmp_int32 ndeps_noalias,
                                                kmp_depend_info_t* noalias_dep_list) {
-  if (ndeps + ndeps_noalias == 0) {
+  if (ndeps + ndeps_noalias == 0 || !task_dependences_matter(core_flags(head_of(task)->flags) & kTaskFlagDetach)) {
     submit(task, nullptr);
     return 0;
   }
