@@ -1,10 +1,13 @@
 // What canopy's OpenMP runtime shows to observers: OpenMP construct events
-// in canopy's traces (CANOPY_TRACE, docs/trace.md). Every event site tests
+// in canopy's traces (CANOPY_TRACE, docs/trace.md) and to an OMPT tool
+// (ompt.hpp). Every event site tests
 // the calling thread's one observe word (ThreadState::observe) and takes an
 // out-of-line path when it is set; with nothing observing, that test is the
 // whole cost.
 #pragma once
 #include <cstdint>
+
+#include <omp-tools.h>
 
 #include "runtime.hpp"
 
@@ -33,5 +36,33 @@ const void* code_of(void (*fn)(void*), void* data);
 std::uint64_t obs_now(const ThreadState& ts) noexcept;
 void obs_span(ThreadState& ts, detail::TraceOmpConstruct c, std::uint64_t t0, const void* code = nullptr,
               std::uint64_t b = 0) noexcept;
+
+// The events (called only when observed(ts)): each records the trace's span
+// ends it needs and dispatches the OMPT tool's callback when one is
+// registered.
+// A region's start on its primary thread, before the workers are woken.
+void obs_parallel_begin(ThreadState& ts, Team& team, const void* codeptr) noexcept;
+// The primary's implicit task starts (end of the fork).
+void obs_implicit_begin(ThreadState& ts, Team& team) noexcept;
+// A thread's implicit task ends (task_data: the task's data, or a copy of it
+// once the team may be reused).
+void obs_implicit_end(ThreadState& ts, ompt_data_t* task_data, int thread_num) noexcept;
+// The region's end on its primary thread, once it left the team.
+void obs_parallel_end(ThreadState& ts, Team& team, std::uint64_t t0, const void* code) noexcept;
+// A synchronisation region (barrier, taskwait, taskgroup) and the wait in it.
+void obs_sync_begin(ThreadState& ts, ompt_sync_region_t kind, ompt_data_t* parallel, ompt_data_t* task,
+                    const void* codeptr = nullptr) noexcept;
+void obs_sync_end(ThreadState& ts, ompt_sync_region_t kind, ompt_data_t* parallel, ompt_data_t* task,
+                  const void* codeptr = nullptr) noexcept;
+// An explicit task is created (flags: OMPT's ompt_task_flag_t bits).
+void obs_task_create(ThreadState& ts, Task* t, int flags, bool has_deps, const void* codeptr) noexcept;
+// Its dependences (addresses; out: written).
+void obs_dependences(Task* t, const void* const* addrs, const bool* out, int n) noexcept;
+// The thread switches from `prior` to run `next`, and back when it is done
+// (status: ompt_task_complete, _detach or _cancel).
+void obs_task_switch(Task* prior, Task* next) noexcept;
+void obs_task_done(Task* t, ompt_task_status_t status, Task* prior) noexcept;
+// A worker's OS thread ends (omp_pause_resource, or the tool's finalize).
+void obs_thread_end(ThreadState& ts) noexcept;
 
 }  // namespace canopy::omp

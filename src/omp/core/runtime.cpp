@@ -382,11 +382,20 @@ bool park_at_join(ThreadState& ts, Team& team, int n) {
   return false;  // a fork's (or a retirement's) wake-up: worker_main handles it
 }
 
-// may_park false (the worker traces): it sleeps on the team's event word
-// and leaves by itself, so that its implicit task's end is recorded before
-// the region is over (a parked worker learns its region ended only at the
-// next fork's wake-up).
-void worker_join(ThreadState& ts, bool may_park = true) {
+// The end of an observed worker's implicit task (run_implicit_observed):
+// recorded before the worker counts as having left, while its team and
+// task are still its own (the primary may fork the next region at once).
+struct ObservedJoin {
+  std::uint64_t t0, tj;
+  const void* code;
+};
+void observed_join_end(ThreadState& ts, const ObservedJoin& o);
+
+// `obs` (the worker is observed): it does not park but sleeps on the
+// team's event word and leaves by itself, recording its implicit task's
+// end first (a parked worker learns that its region ended only at the
+// next fork's wake-up, which may come after the trace was written).
+void worker_join(ThreadState& ts, const ObservedJoin* obs = nullptr) {
   Team* team = ts.team;
   const int n = team->nthreads;
   if (team->join_arrived.fetch_add(1, std::memory_order_acq_rel) + 1 == n) wake_event_sleepers(*team);
@@ -402,12 +411,13 @@ void worker_join(ThreadState& ts, bool may_park = true) {
       cpu_relax();
       continue;
     }
-    if (team_pending_tasks(*team) > 0 || !may_park) {
+    if (team_pending_tasks(*team) > 0 || obs) {
       sleep_at_join(*team, done);
       continue;
     }
     if (!park_at_join(ts, *team, n)) return;  // claimed by the primary: it did the leaving
   }
+  if (obs) [[unlikely]] observed_join_end(ts, *obs);
   ts.team = nullptr;
   ts.task = nullptr;
   // After this increment the team may be reused by its primary's next fork:
@@ -501,15 +511,23 @@ void wake_fork_children(Team& team, int t) {
   }
 }
 
-// A worker's implicit task with its events (the worker traces).
+// A worker's implicit task with its events (the worker is observed).
 [[gnu::noinline]] void run_implicit_observed(ThreadState& ts) {
   const std::uint64_t t0 = obs_now(ts);
-  const void* code = code_of(ts.team->fn, ts.team->data);
+  Team& team = *ts.team;
+  const void* code = code_of(team.fn, team.data);
+  obs_implicit_begin(ts, team);
   run_implicit(ts);
-  const std::uint64_t tj = obs_now(ts);
-  worker_join(ts, false);  // the team may be reused once it returns: only `code` is used below
-  obs_span(ts, detail::kOmpJoinBarrier, tj);
-  obs_span(ts, detail::kOmpImplicitTask, t0, code);
+  obs_sync_begin(ts, ompt_sync_region_barrier_implicit_parallel, &team.ompt_parallel, &ts.task->ompt_task);
+  const ObservedJoin o{t0, obs_now(ts), code};
+  worker_join(ts, &o);
+}
+
+void observed_join_end(ThreadState& ts, const ObservedJoin& o) {
+  obs_sync_end(ts, ompt_sync_region_barrier_implicit_parallel, nullptr, &ts.task->ompt_task);
+  obs_span(ts, detail::kOmpJoinBarrier, o.tj);
+  obs_implicit_end(ts, &ts.task->ompt_task, ts.num);
+  obs_span(ts, detail::kOmpImplicitTask, o.t0, o.code);
 }
 
 void* worker_main(void* arg) {
@@ -520,6 +538,7 @@ void* worker_main(void* arg) {
     wait_for_wake(*ts, spin_budget(), yield_budget());
     ts->wake.store(0, std::memory_order_relaxed);
     if (ts->retire) {
+      if (observed(*ts)) [[unlikely]] obs_thread_end(*ts);
       // Released by omp_pause_resource: out of the pool already. The
       // ThreadState stays allocated (other threads' last_workers may still
       // name it; they find it not idle and skip it).
@@ -631,7 +650,10 @@ ThreadState& this_thread() {
 
 Icvs& current_icvs() { return this_thread().task->icvs; }
 
-void fork_start(void (*fn)(void*), void* data, unsigned requested, unsigned proc_bind_clause, const LoopSpec* loop) {
+ThreadState* current_thread() noexcept { return tls_thread; }
+
+void fork_start(void (*fn)(void*), void* data, unsigned requested, unsigned proc_bind_clause, const LoopSpec* loop,
+                const void* codeptr) {
   Runtime& rt = runtime();
   ThreadState& ts = this_thread();
   Team& parent = *ts.team;
@@ -692,7 +714,10 @@ void fork_start(void (*fn)(void*), void* data, unsigned requested, unsigned proc
   team->reserved_workers = reserved;
   team->fn = fn;
   team->data = data;
-  team->obs_t0 = observed(ts) ? obs_now(ts) : 0;
+  if (observed(ts)) [[unlikely]]
+    obs_parallel_begin(ts, *team, codeptr);  // before the workers start: they report this region
+  else
+    team->obs_t0 = 0;
   if (loop) {
     team->has_initial_loop = true;
     team->initial_loop = *loop;
@@ -778,6 +803,7 @@ void fork_start(void (*fn)(void*), void* data, unsigned requested, unsigned proc
     bind_to(ts, pl.cpus[0]);
   }
   init_implicit_task(ts, child, team);
+  if (observed(ts)) [[unlikely]] obs_implicit_begin(ts, *team);
   if (rt.settings.display_affinity) display_affinity_if_changed(ts);
   if (loop) loop_enter(*loop);
 }
@@ -796,14 +822,17 @@ void leave_team(ThreadState& ts, Team* team) {
 // and the region (both from the fork's time stamp).
 [[gnu::noinline]] void join_end_observed(ThreadState& ts, Team* team) {
   const void* code = code_of(team->fn, team->data);
+  ompt_data_t* task = &ts.task->ompt_task;
+  obs_sync_begin(ts, ompt_sync_region_barrier_implicit_parallel, &team->ompt_parallel, task);
   const std::uint64_t tj = obs_now(ts);
   primary_join(ts, *team);
+  obs_sync_end(ts, ompt_sync_region_barrier_implicit_parallel, &team->ompt_parallel, task);
   obs_span(ts, detail::kOmpJoinBarrier, tj);
+  obs_implicit_end(ts, task, 0);
   obs_span(ts, detail::kOmpImplicitTask, team->obs_t0, code);
   const std::uint64_t t0 = team->obs_t0;
-  const int n = team->nthreads;
   leave_team(ts, team);
-  obs_span(ts, detail::kOmpParallel, t0, code, static_cast<std::uint64_t>(n));
+  obs_parallel_end(ts, *team, t0, code);
 }
 
 }  // namespace
@@ -819,8 +848,9 @@ void join_end() {
   leave_team(ts, team);
 }
 
-void fork_join(void (*fn)(void*), void* data, unsigned requested, unsigned proc_bind, const LoopSpec* loop) {
-  fork_start(fn, data, requested, proc_bind, loop);
+void fork_join(void (*fn)(void*), void* data, unsigned requested, unsigned proc_bind, const LoopSpec* loop,
+               const void* codeptr) {
+  fork_start(fn, data, requested, proc_bind, loop, codeptr);
   fn(data);
   join_end();
 }
@@ -939,10 +969,17 @@ void run_as_initial_task(void (*fn)(void*), void* data, int thread_limit) {
 }
 
 namespace {
+// The ABI does not say whether a barrier is the construct or a work
+// share's implicit one: OMPT hears the generic kind (ompt_sync_region_barrier).
+constexpr auto kAnyBarrier = static_cast<ompt_sync_region_t>(1);
 [[gnu::noinline]] bool barrier_observed(ThreadState& ts, bool cancellable) {
+  Team& team = *ts.team;
+  ompt_data_t* task = &ts.task->ompt_task;
+  obs_sync_begin(ts, kAnyBarrier, &team.ompt_parallel, task);
   const std::uint64_t t0 = obs_now(ts);
-  const bool cancelled = barrier_wait(*ts.team, cancellable);
+  const bool cancelled = barrier_wait(team, cancellable);
   obs_span(ts, detail::kOmpBarrier, t0);
+  obs_sync_end(ts, kAnyBarrier, &team.ompt_parallel, task);
   return cancelled;
 }
 }  // namespace

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include <omp-tools.h>
+
 #include "canopy/detail/trace.hpp"
 #include "settings.hpp"
 
@@ -141,6 +143,11 @@ struct Team {
   void* data = nullptr;
   // Observed regions (observe.hpp): when the fork began (trace clock; 0: not traced).
   std::uint64_t obs_t0 = 0;
+  // OMPT (ompt.hpp): the tool's data for the region, the task that
+  // encountered it and the call's return address (set only when observed).
+  ompt_data_t ompt_parallel{};
+  Task* encountering = nullptr;
+  const void* codeptr = nullptr;
   bool has_initial_loop = false;
   LoopSpec initial_loop;
 };
@@ -180,6 +187,7 @@ struct ThreadState {
   // Traced or observed by a tool (observe.hpp): the trace session's ring,
   // bit 0 set when an OMPT tool is attached. Every event site tests it once.
   detail::TraceThreadSlot observe;
+  ompt_data_t ompt_thread{};  // the tool's data for this thread (OMPT)
 };
 
 inline constexpr std::uint32_t kWakeRun = 1, kWakeRecheck = 2, kWakeSleeping = 3;
@@ -199,17 +207,20 @@ struct Runtime {
 };
 
 Runtime& runtime();
+// The calling thread's state if it has one (never creates it).
+ThreadState* current_thread() noexcept;
 // The calling thread's state, created on first use (an initial thread).
 ThreadState& this_thread();
 Icvs& current_icvs();
 
 // Fork a team running fn(data) on `requested` threads (0: nthreads-var),
 // proc_bind from the clause (0: none); the caller is thread 0. Joins.
+// `codeptr`: the return address of the ABI's entry point (OMPT's codeptr_ra).
 void fork_join(void (*fn)(void*), void* data, unsigned requested, unsigned proc_bind,
-               const LoopSpec* loop = nullptr);
+               const LoopSpec* loop = nullptr, const void* codeptr = nullptr);
 // Split form (GOMP_parallel_start / _end).
 void fork_start(void (*fn)(void*), void* data, unsigned requested, unsigned proc_bind,
-                const LoopSpec* loop = nullptr);
+                const LoopSpec* loop = nullptr, const void* codeptr = nullptr);
 void join_end();
 
 // omp_pause_resource on the host: the idle workers of the pool end their OS

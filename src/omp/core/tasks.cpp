@@ -278,11 +278,17 @@ void execute(ThreadState& ts, Task* t) {
   t->mark = ts.team == t->team ? t->team->tasks->deques[ts.num]->bottom() : 0;
   const bool cancelled = !t->copied && ((t->member_of && t->member_of->is_cancelled()) ||
                                         t->team->cancel_parallel.load(std::memory_order_relaxed));
+  obs_task_switch(prev, t);
   if (!cancelled && t->fn != noop) {
     const std::uint64_t t0 = obs_now(ts);
     t->fn(t->arg);
     obs_span(ts, detail::kOmpTask, t0, code_of(t->fn, t->arg));
   }
+  obs_task_done(t,
+                cancelled                                                   ? ompt_task_cancel
+                : t->completion_left.load(std::memory_order_acquire) > 1 ? ompt_task_detach
+                                                                            : ompt_task_complete,
+                prev);
   ts.task = prev;
   if (t->completion_left.fetch_sub(1, std::memory_order_acq_rel) == 1) finish(&ts, t);
 }
@@ -384,6 +390,17 @@ struct Dep {
   void* addr;
   bool out;
 };
+
+// The dependences of t, for an OMPT tool (out of line: observed only).
+[[gnu::noinline]] void observe_dependences(Task* t, const std::vector<Dep>& deps) {
+  std::vector<const void*> addrs;
+  std::unique_ptr<bool[]> out(new bool[deps.size() + 1]);
+  for (std::size_t i = 0; i < deps.size(); ++i) {
+    addrs.push_back(deps[i].addr);
+    out[i] = deps[i].out;
+  }
+  obs_dependences(t, addrs.data(), out.get(), static_cast<int>(deps.size()));
+}
 
 std::vector<Dep> parse_depend(void** d) {
   std::vector<Dep> deps;
@@ -599,6 +616,7 @@ void submit_task(ThreadState& ts, Task* t, const TaskSpec& spec, bool undeferred
     t->dep = new DepNode;
     if (!parent->child_deps) parent->child_deps = new ChildDeps;  // only this thread creates parent's children
     const std::vector<Dep> deps = parse_depend(spec.depend);
+    if (observed(ts)) [[unlikely]] observe_dependences(t, deps);
     std::lock_guard<std::mutex> lock(parent->child_deps->m);
     register_deps_locked(*parent->child_deps, t, deps);
     ready = t->dep->unresolved.load(std::memory_order_relaxed) == 0;
@@ -611,6 +629,16 @@ void submit_task(ThreadState& ts, Task* t, const TaskSpec& spec, bool undeferred
     make_ready(&ts, t);
   }
   release(t);
+}
+
+// submit_task with the creation event first (the thread is observed); the
+// callers test, so that submit_task itself is what it is untraced.
+[[gnu::noinline]] void submit_task_observed(ThreadState& ts, Task* t, const TaskSpec& spec, bool undeferred) {
+  const bool has_deps = (spec.flags & kFlagDepend) && spec.depend;
+  obs_task_create(ts, t,
+                  ompt_task_explicit | (undeferred ? ompt_task_undeferred : 0) | (t->final_task ? ompt_task_final : 0),
+                  has_deps, spec.codeptr);
+  submit_task(ts, t, spec, undeferred);
 }
 
 bool creation_cancelled(const ThreadState& ts) {
@@ -636,6 +664,10 @@ void task_create(const TaskSpec& spec) {
   // (the creator waits); any other task gets its own copy.
   const bool copy = !(undeferred && !spec.set_bounds && !spec.cpyfn);
   Task* t = prepare_task(ts, spec, copy);
+  if (observed(ts)) [[unlikely]] {
+    submit_task_observed(ts, t, spec, undeferred);
+    return;
+  }
   submit_task(ts, t, spec, undeferred);
 }
 
@@ -652,6 +684,10 @@ void task_submit(Task* t, const TaskSpec& spec) {
     release(t);  // never visible to anyone: freed here
     return;
   }
+  if (observed(ts)) [[unlikely]] {
+    submit_task_observed(ts, t, spec, runs_undeferred(ts, spec));
+    return;
+  }
   submit_task(ts, t, spec, runs_undeferred(ts, spec));
 }
 
@@ -666,12 +702,20 @@ void task_begin_inline(Task* t) {
   ThreadState& ts = this_thread();
   t->undeferred = true;
   t->counted = false;
+  if (observed(ts)) [[unlikely]] {
+    obs_task_create(ts, t, ompt_task_explicit | ompt_task_undeferred | (t->final_task ? ompt_task_final : 0), false,
+                    nullptr);
+    obs_task_switch(ts.task, t);
+  }
   ts.task = t;
   t->mark = ts.team == t->team ? t->team->tasks->deques[ts.num]->bottom() : 0;
 }
 
 void task_end_inline(Task* t) {
   ThreadState& ts = this_thread();
+  if (observed(ts)) [[unlikely]]
+    obs_task_done(t, t->completion_left.load(std::memory_order_acquire) > 1 ? ompt_task_detach : ompt_task_complete,
+                  t->parent);
   ts.task = t->parent;
   if (t->completion_left.fetch_sub(1, std::memory_order_acq_rel) == 1) {
     finish(&ts, t);
@@ -684,10 +728,12 @@ void task_end_inline(Task* t) {
 namespace {
 [[gnu::noinline]] void taskwait_observed(ThreadState& ts) {
   Task* me = ts.task;
+  obs_sync_begin(ts, ompt_sync_region_taskwait, &ts.team->ompt_parallel, &me->ompt_task);
   const std::uint64_t t0 = obs_now(ts);
   if (me->children.load(std::memory_order_acquire) != 0)
     help_until([&] { return me->children.load(std::memory_order_acquire) == 0; });
   obs_span(ts, detail::kOmpTaskwait, t0);
+  obs_sync_end(ts, ompt_sync_region_taskwait, &ts.team->ompt_parallel, &me->ompt_task);
 }
 }  // namespace
 
@@ -730,9 +776,11 @@ void taskgroup_end() {
   TaskGroup* g = me->group;
   if (!g) return;
   if (observed(ts)) [[unlikely]] {
+    obs_sync_begin(ts, ompt_sync_region_taskgroup, &ts.team->ompt_parallel, &me->ompt_task);
     const std::uint64_t t0 = obs_now(ts);
     help_until([&] { return g->pending.load(std::memory_order_acquire) == 0; });
     obs_span(ts, detail::kOmpTaskgroup, t0);
+    obs_sync_end(ts, ompt_sync_region_taskgroup, &ts.team->ompt_parallel, &me->ompt_task);
   } else {
     help_until([&] { return g->pending.load(std::memory_order_acquire) == 0; });
   }

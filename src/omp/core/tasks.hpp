@@ -105,6 +105,7 @@ struct Task {
   bool counted = true;             // in the parent's children, its group and the team's pending count
   bool copied = false;             // firstprivate copy constructors ran (a cancelled group still runs it)
   bool own_block = false;          // allocated by tasks.cpp with its data (freed there)
+  ompt_data_t ompt_task{};         // the OMPT tool's data for this task
   std::uint16_t block_class = 0;   // own_block's size class in task_blocks.hpp's cache
 };
 
@@ -156,6 +157,7 @@ struct TaskSpec {
   void* detach = nullptr;
   bool set_bounds = false;           // taskloop: write (lo, hi) into the first two words of the copied data
   std::uint64_t lo = 0, hi = 0;
+  const void* codeptr = nullptr;     // the ABI entry point's return address (OMPT)
 };
 
 void task_create(const TaskSpec& spec);

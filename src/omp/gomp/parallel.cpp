@@ -6,10 +6,10 @@
 using namespace canopy::omp;
 
 CANOPY_GOMP void GOMP_parallel(void (*fn)(void*), void* data, unsigned num_threads, unsigned flags) {
-  fork_join(fn, data, num_threads, flags & 7);
+  fork_join(fn, data, num_threads, flags & 7, nullptr, __builtin_return_address(0));
 }
 CANOPY_GOMP void GOMP_parallel_start(void (*fn)(void*), void* data, unsigned num_threads) {
-  fork_start(fn, data, num_threads, 0);
+  fork_start(fn, data, num_threads, 0, nullptr, __builtin_return_address(0));
 }
 CANOPY_GOMP void GOMP_parallel_end() { join_end(); }
 

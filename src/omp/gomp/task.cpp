@@ -20,6 +20,7 @@ CANOPY_GOMP void GOMP_task(void (*fn)(void*), void* data, void (*cpyfn)(void*, v
   s.depend = depend;
   s.priority = (flags & 16) ? std::min(priority, runtime().settings.max_task_priority) : 0;
   s.detach = detach;
+  s.codeptr = __builtin_return_address(0);
   task_create(s);
 }
 

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "../core/ompt.hpp"
 #include "../core/cancel.hpp"
 #include "../core/runtime.hpp"
 #include "abi.hpp"
@@ -208,5 +209,7 @@ CANOPY_KMP std::size_t ompc_capture_affinity(char* buf, std::size_t size, const 
   return omp_capture_affinity(buf, size, f);
 }
 
-// No tool is attached to canopy's runtime (OpenMP 5.1, 3.14: omp_control_tool_notool).
-CANOPY_KMP int omp_control_tool(int, int, void*) { return -2; }
+// OpenMP 5.1, 3.14: no tool (omp_control_tool_notool, -2), or a tool
+// without a control_tool callback, which canopy does not dispatch
+// (omp_control_tool_nocallback, -1).
+CANOPY_KMP int omp_control_tool(int, int, void*) { return ompt::active.load(std::memory_order_relaxed) ? -1 : -2; }

@@ -100,7 +100,7 @@ CANOPY_KMP void __kmpc_fork_call(ident_t*, kmp_int32 argc, Microtask fn, ...) {
   p.num_threads = 0;
   p.proc_bind = 0;
   Region r{fn, argc, args};
-  fork_join(run_microtask, &r, n, bind);
+  fork_join(run_microtask, &r, n, bind, nullptr, __builtin_return_address(0));
 }
 
 // teams on the host (core host_teams: one team after another on the caller).
