@@ -99,13 +99,13 @@ struct Task {
   std::int64_t mark = 0;           // its thread's deque bottom when it started (tasks.cpp, the wait rule)
   DepNode* dep = nullptr;          // only with depend clauses
   ChildDeps* child_deps = nullptr; // only once a child had depend clauses
+  ompt_data_t ompt_task{};         // the OMPT tool's data for this task
   bool final_task = false;
   bool implicit = false;
   bool undeferred = false;         // run by its creator: never queued
   bool counted = true;             // in the parent's children, its group and the team's pending count
   bool copied = false;             // firstprivate copy constructors ran (a cancelled group still runs it)
   bool own_block = false;          // allocated by tasks.cpp with its data (freed there)
-  ompt_data_t ompt_task{};         // the OMPT tool's data for this task
   std::uint16_t block_class = 0;   // own_block's size class in task_blocks.hpp's cache
 };
 
