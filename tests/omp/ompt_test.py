@@ -9,7 +9,8 @@ once, the taskwaits, taskgroups and dependences, the inquiry functions
 answering. With --reference the program runs on the system's libomp
 instead (is the test itself right?).
 
-usage: ompt_test.py PROGRAM TOOL LIBDIR [--reference]"""
+usage: ompt_test.py PROGRAM TOOL LIBDIR [--reference]
+       ompt_test.py --consistency TOOL LIBDIR PROGRAM..."""
 import os
 import subprocess
 import sys
@@ -66,7 +67,24 @@ def check(want, got, how):
     print(f"ok ({how}): {got}")
 
 
+def consistency(tool, libdir, programs):
+    """Other test programs (tasks with detach, priorities, cancellation,
+    taskloop, nested regions) with the tool attached: it must attach and
+    see nothing inconsistent."""
+    env = dict(os.environ, LD_LIBRARY_PATH=libdir, OMP_NUM_THREADS="4", OMP_CANCELLATION="true",
+               OMP_MAX_TASK_PRIORITY="9", OMP_TOOL_LIBRARIES=tool)
+    for program in programs:
+        p = subprocess.run([program], env=env, capture_output=True, text=True, timeout=300)
+        line = next((l for l in p.stdout.splitlines() if l.startswith("ompt:")), None)
+        if p.returncode != 0 or line is None or line.startswith("ompt: FAIL"):
+            fail(f"{program} with the tool: exit {p.returncode}, {line!r}\n{p.stderr[-2000:]}")
+        print(f"ok: {program}: {line}")
+
+
 def main():
+    if sys.argv[1] == "--consistency":
+        consistency(sys.argv[2], sys.argv[3], sys.argv[4:])
+        return
     program, tool, libdir = sys.argv[1:4]
     reference = "--reference" in sys.argv[4:]
     want, got = run(program, {"OMP_TOOL_LIBRARIES": tool}, libdir, reference)

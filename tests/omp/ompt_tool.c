@@ -120,7 +120,9 @@ static void on_task_schedule(ompt_data_t* prior, ompt_task_status_t status, ompt
   } else if (EXPLICIT(next) && STATE(next) == 3) {
     fail("a completed task switched to");
   }
-  if (EXPLICIT(prior) && STATE(prior) == 2 && (status == ompt_task_complete || status == ompt_task_cancel)) {
+  /* A detached task completes when its event is fulfilled after its body. */
+  if (EXPLICIT(prior) && STATE(prior) == 2 &&
+      (status == ompt_task_complete || status == ompt_task_cancel || status == ompt_task_late_fulfill)) {
     prior->value += 1;
     atomic_fetch_add(&tasks_completed, 1);
   }
@@ -148,10 +150,10 @@ static void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t ep, om
          value: a runtime may pass copies of the data to the callback). */
       ompt_data_t *td = NULL, *pd = NULL, *pd2 = NULL;
       int flags = 0, thread_num = -1, size = 0;
-      if (get_task_info(0, &flags, &td, NULL, &pd, &thread_num) == 2 && td->value == task->value && pd->value == parallel->value &&
-          (flags & ompt_task_implicit) && get_parallel_info(0, &pd2, &size) == 2 && pd2->value == parallel->value &&
-          size >= 1 &&
-          thread_num >= 0 && get_parallel_info(1, &pd2, &size) == 2 && get_parallel_info(9, &pd2, &size) == 0)
+      if (get_task_info(0, &flags, &td, NULL, &pd, &thread_num) == 2 && td->value == task->value &&
+          pd->value == parallel->value && (flags & (ompt_task_implicit | ompt_task_explicit | ompt_task_initial)) &&
+          get_parallel_info(0, &pd2, &size) == 2 && pd2->value == parallel->value && size >= 1 && thread_num >= 0 &&
+          get_parallel_info(64, &pd2, &size) == 0)
         atomic_fetch_add(&inquiries_ok, 1);
       else
         fail("ompt_get_task_info / ompt_get_parallel_info at a taskwait do not name its task and region");

@@ -163,6 +163,11 @@ void obs_task_done(Task* t, ompt_task_status_t status, Task* prior) noexcept {
     ompt::cb.task_schedule(&t->ompt_task, status, prior ? &prior->ompt_task : nullptr);
 }
 
+void obs_task_fulfilled(Task* t, bool late) noexcept {
+  if (tool() && ompt::cb.task_schedule)
+    ompt::cb.task_schedule(&t->ompt_task, late ? ompt_task_late_fulfill : ompt_task_early_fulfill, nullptr);
+}
+
 void obs_thread_end(ThreadState& ts) noexcept {
   if (tool() && ompt::cb.thread_end) ompt::cb.thread_end(&ts.ompt_thread);
 }

@@ -62,6 +62,9 @@ void obs_dependences(Task* t, const void* const* addrs, const bool* out, int n) 
 // (status: ompt_task_complete, _detach or _cancel).
 void obs_task_switch(Task* prior, Task* next) noexcept;
 void obs_task_done(Task* t, ompt_task_status_t status, Task* prior) noexcept;
+// A detached task's event is fulfilled, after its body ended (late) or
+// before (early; its body's end then reports it complete).
+void obs_task_fulfilled(Task* t, bool late) noexcept;
 // A worker's OS thread ends (omp_pause_resource, or the tool's finalize).
 void obs_thread_end(ThreadState& ts) noexcept;
 

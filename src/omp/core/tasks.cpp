@@ -35,6 +35,7 @@
 // lost wake-up impossible without a shared write per task.
 #include "tasks.hpp"
 #include "observe.hpp"
+#include "ompt.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -791,6 +792,10 @@ void taskgroup_end() {
 void fulfill_event(void* event) {
   auto* t = static_cast<Task*>(event);
   if (!t) fatal("omp_fulfill_event: null event handle");
+  // An OMPT tool hears whether the body had ended (late) or not (early);
+  // the calling thread may be outside OpenMP, so the test is the tool's flag.
+  if (ompt::active.load(std::memory_order_relaxed)) [[unlikely]]
+    obs_task_fulfilled(t, t->completion_left.load(std::memory_order_acquire) == 1);
   // Readied successors go to the team's shared queue: this thread may be
   // running anything, anywhere (the wait rule's invariant on deques).
   if (t->completion_left.fetch_sub(1, std::memory_order_acq_rel) == 1) finish(nullptr, t);
