@@ -4,6 +4,7 @@
 //   trace_app            (CANOPY_TRACE=... in the environment)
 // Exits 2 with the message when the runtime refuses the environment.
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <thread>
 
@@ -46,7 +47,16 @@ int main() {
     go.store(true);
     canopy::wait_all(rt);
     canopy::TaskGroup g(rt);
-    for (int i = 0; i < 64; ++i) g.spawn([] { sum.fetch_add(1, std::memory_order_relaxed); });
+    // Each group task works 150 us: the tasks fill a visible part of the
+    // timeline (svg_picture_test.py looks for their boxes in an 800-pixel
+    // picture of a run whose start-up alone takes milliseconds).
+    for (int i = 0; i < 64; ++i)
+      g.spawn([] {
+        const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(150);
+        while (std::chrono::steady_clock::now() < until) {
+        }
+        sum.fetch_add(1, std::memory_order_relaxed);
+      });
     g.wait();
     canopy::data_free(a);
     canopy::data_free(b);
