@@ -20,6 +20,8 @@
 #include "canopy/runtime.hpp"
 #include "canopy/topology.hpp"
 #include "canopy/detail/trace.hpp"
+#include "canopy/trace.hpp"
+#include "counters/run_counters.hpp"
 #include "runtime/bubbles.hpp"
 #include "runtime/runtime_core.hpp"
 
@@ -58,8 +60,10 @@ void* thread_entry(void* arg) {
       ok = false;
     }
   }
+  w->rt->worker_tids[w->index] = this_tid();  // before the latch: read after ready.wait()
   s->ready->count_down();  // `s` may be gone after this
   if (ok) worker_main(w);
+  finish_worker_counters(w);  // its /proc counts go away with the thread
   return nullptr;
 }
 
@@ -193,6 +197,8 @@ Runtime::Runtime(const RuntimeOptions& options, const Topology& topo) : core_(nu
     rt->placement = place_workers(topo, options);
     rt->num_workers = static_cast<int>(rt->placement.size());
     rt->num_slots = rt->num_workers + kExtraSlots;
+    rt->worker_tids.assign(rt->num_workers, 0);
+    rt->worker_tids[0] = this_tid();
     for (int i = 0; i < rt->num_slots; ++i) {
       auto* w = new Worker;
       w->rt = rt;
@@ -258,6 +264,13 @@ Runtime::Runtime(const RuntimeOptions& options, const Topology& topo) : core_(nu
     throw;
   }
   core_ = rt;
+  // Counters only when asked for (no cost otherwise): CANOPY_STATS, or a
+  // trace session recording now (a later one opens them when it starts).
+  {
+    std::lock_guard<std::mutex> lock(rt->counters_mutex);
+    rt->workers_known = true;
+  }
+  if (options.stats || trace_active()) open_run_counters(rt, options.stats);
   if (options.display_affinity) {
     char host[256] = "?";
     gethostname(host, sizeof host - 1);
@@ -316,6 +329,9 @@ std::vector<WorkerStats> Runtime::stats() const {
     s.hinted_away = get(w->hinted_away);
     s.bytes_local = get(w->bytes_local);
     s.bytes_remote = get(w->bytes_remote);
+    const counters::Sample c = worker_counters(core_, i);
+    for (int k = 0; k < counters::kNumCounters; ++k)
+      if (c.has(k)) s.counters[counters::counter_name(k)] = c.value[k];
     out.push_back(s);
   }
   // Outside threads in extra slots count with worker 0 (the caller's slot).
@@ -363,6 +379,7 @@ void Runtime::print_stats(std::ostream& out) const {
         "canopy stats: data: {} first-touch handle locations learned ({} kernel looks), {:.1f} MB migrated ({} "
         "pages), {} pages the kernel did not move\n",
         d.learned, d.looks, static_cast<double>(d.bytes_migrated) / 1e6, d.pages_migrated, d.pages_not_moved);
+  detail::print_run_counters(core_, out);
 }
 
 int Runtime::this_worker_index() {

@@ -21,6 +21,7 @@
 
 #include "canopy/detail/worker.hpp"
 #include "canopy/runtime.hpp"
+#include "counters/run_counters.hpp"
 #include "runtime/domains.hpp"
 #include "runtime/notifier.hpp"
 #include "runtime/victims.hpp"
@@ -103,6 +104,15 @@ struct RuntimeCore {
   std::atomic<int> extras_held{0};
 
   std::vector<pthread_t> threads;
+  // Each worker's thread id (slot 0: the thread that made the runtime),
+  // written before the constructor's latch: who the counters count.
+  std::vector<pid_t> worker_tids;
+  // The workers' counters (counters/run_counters.hpp): opened once, under
+  // counters_mutex, when CANOPY_STATS or a trace session asks; null before.
+  std::mutex counters_mutex;
+  bool workers_known = false;  // worker_tids complete (under counters_mutex)
+  std::atomic<counters::RunCounters*> counters{nullptr};
+  std::unique_ptr<counters::RunCounters> counters_owner;
 
   // The thread bound as worker 0 (bound once, restored when the runtime
   // ends on that thread); the CPUs are only touched by that thread.

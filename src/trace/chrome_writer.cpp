@@ -8,7 +8,11 @@
 // (with ns precision) from the session's start. Written as a stream: a
 // trace of millions of events needs no document in memory. `otherData`
 // keeps what `canopy trace` summarises beyond the events: the lost count,
-// each worker's place and bytes.
+// each worker's place, bytes and counters, the counters that have none and
+// why, the session's energy. Counters are also counter events ("C"): per
+// worker, 0 at the start and the session's totals at its end (Perfetto
+// draws them as tracks of the runtime's process); the energy likewise, in
+// joules, on process 0 (the machine, outside the runtimes).
 #include <fmt/format.h>
 
 #include <cstdio>
@@ -115,6 +119,45 @@ void write_chrome_json(const std::string& path, const TraceData& d) {
                    "{{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":{},\"tid\":{},\"args\":{{\"sort_index\":{}}}}}",
                    pid, t.worker, t.worker);
   }
+  // Counters: one counter event per worker at the start (zeros) and at the
+  // end (totals), so that a viewer draws the growth over the session.
+  auto counter_args = [&](const counters::Sample& c, bool zero) {
+    std::string args;
+    for (int k = 0; k < counters::kNumCounters; ++k)
+      if (c.has(k))
+        args += fmt::format("{}{}:{}", args.empty() ? "" : ",", json_string(d.counter_names[k]), zero ? 0 : c.value[k]);
+    return args;
+  };
+  for (const TraceThread& t : d.threads) {
+    if (t.counters.have == 0) continue;
+    for (int end = 0; end < 2; ++end) {
+      sep();
+      fmt::format_to(std::back_inserter(buf),
+                     "{{\"name\":{},\"cat\":\"counters\",\"ph\":\"C\",\"ts\":{},\"pid\":{},\"tid\":{},\"args\":{{{}}}}}",
+                     json_string(fmt::format("worker {} counters", t.worker)), end ? us(d.duration_ns) : "0",
+                     t.runtime, t.worker, counter_args(t.counters, !end));
+    }
+  }
+  if (!d.energy.empty()) {
+    bool named = false;
+    for (const TraceThread& t : d.threads) named |= t.runtime == 0;
+    if (!named) {
+      sep();
+      fmt::format_to(std::back_inserter(buf),
+                     "{{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":0,\"tid\":0,\"args\":{{\"name\":\"outside the "
+                     "runtimes\"}}}}");
+    }
+    for (int end = 0; end < 2; ++end) {
+      std::string args;
+      for (const counters::EnergyReading& e : d.energy)
+        args += fmt::format("{}{}:{:.6f}", args.empty() ? "" : ",", json_string(e.domain), end ? e.joules : 0.0);
+      sep();
+      fmt::format_to(std::back_inserter(buf),
+                     "{{\"name\":\"energy (J)\",\"cat\":\"energy\",\"ph\":\"C\",\"ts\":{},\"pid\":0,\"tid\":0,"
+                     "\"args\":{{{}}}}}",
+                     end ? us(d.duration_ns) : "0", args);
+    }
+  }
   std::uint64_t flow_id = 0;
   for (const TraceRecord& r : d.records) {
     const TraceThread& t = d.threads[r.thread];
@@ -196,11 +239,26 @@ void write_chrome_json(const std::string& path, const TraceData& d) {
     const TraceThread& t = d.threads[i];
     fmt::format_to(std::back_inserter(buf),
                    "{}\n{{\"pid\":{},\"tid\":{},\"extra\":{},\"pu\":{},\"pu_os\":{},\"core\":{},\"numa\":{},"
-                   "\"bytes_local\":{},\"bytes_remote\":{}}}",
+                   "\"bytes_local\":{},\"bytes_remote\":{},\"counters\":{{{}}}}}",
                    i ? "," : "", t.runtime, t.worker, t.extra, t.pu, t.pu_os, t.core, t.numa, t.bytes_local,
-                   t.bytes_remote);
+                   t.bytes_remote, counter_args(t.counters, false));
   }
-  fmt::format_to(std::back_inserter(buf), "]}}}}\n");
+  fmt::format_to(std::back_inserter(buf), "],\n\"counters_unavailable\":[");
+  for (std::size_t i = 0; i < d.counters_missing.size(); ++i)
+    fmt::format_to(std::back_inserter(buf), "{}{{\"counters\":{},\"why\":{}}}", i ? "," : "",
+                   json_string(d.counters_missing[i].first), json_string(d.counters_missing[i].second));
+  fmt::format_to(std::back_inserter(buf), "],\n\"counters_notes\":[");
+  for (std::size_t i = 0; i < d.counters_notes.size(); ++i)
+    fmt::format_to(std::back_inserter(buf), "{}{}", i ? "," : "", json_string(d.counters_notes[i]));
+  fmt::format_to(std::back_inserter(buf), "],\n\"energy\":{{");
+  for (std::size_t i = 0; i < d.energy.size(); ++i)
+    fmt::format_to(std::back_inserter(buf), "{}{}:{:.6f}", i ? "," : "", json_string(d.energy[i].domain),
+                   d.energy[i].joules);
+  fmt::format_to(std::back_inserter(buf), "}}");
+  if (!d.energy.empty()) fmt::format_to(std::back_inserter(buf), ",\"energy_source\":{}", json_string(d.energy_source));
+  if (!d.energy_missing.empty())
+    fmt::format_to(std::back_inserter(buf), ",\"energy_unavailable\":{}", json_string(d.energy_missing));
+  fmt::format_to(std::back_inserter(buf), "}}}}\n");
   flush();
   if (std::fflush(f) != 0 || std::ferror(f))
     throw Error(fmt::format("trace: writing '{}': {}", path, std::strerror(errno)), ErrorKind::System);

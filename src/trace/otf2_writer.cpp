@@ -8,6 +8,11 @@
 // details as parameters (a steal's victim and distance, a release's tasks,
 // a migration's handle, bytes and node, a placement's task and worker).
 // Times are nanoseconds from the session's start (timer resolution 1e9).
+// Counters are metrics: one metric class per counter (perf's name, an
+// accumulated count), a Metric event with 0 at the start of each worker's
+// location and its total at the end; the energy is one metric instance per
+// domain (joules, scoped to the machine's system tree node) recorded on the
+// first location, likewise.
 //
 // The archive: a path "dir/name.otf2" gives the anchor file dir/name.otf2
 // and the directory dir/name/ of definitions and events (OTF2's layout); an
@@ -114,6 +119,18 @@ void write_otf2(const std::string& path, const TraceData& d) {
 
   Defs defs;
   defs.str("");  // string 0: the empty string
+  // Metrics: a class per counter some worker has, then a class and an
+  // instance per energy domain (their refs share one space).
+  std::vector<int> counter_class(counters::kNumCounters, -1);
+  OTF2_MetricRef next_metric = 0;
+  for (int c = 0; c < counters::kNumCounters; ++c)
+    for (const TraceThread& t : d.threads)
+      if (t.counters.has(c) && counter_class[c] < 0) counter_class[c] = static_cast<int>(next_metric++);
+  const OTF2_MetricRef energy_classes = next_metric;
+  next_metric += static_cast<OTF2_MetricRef>(d.energy.size());
+  const OTF2_MetricRef energy_instances = next_metric;
+  std::uint64_t t_end = d.duration_ns;
+  for (const TraceRecord& r : d.records) t_end = std::max(t_end, r.t1);
   std::vector<std::uint64_t> events_per_location(d.threads.size(), 0);
   struct Open {
     OTF2_RegionRef region;
@@ -140,6 +157,27 @@ void write_otf2(const std::string& path, const TraceData& d) {
       if (x->t0 != y->t0) return x->t0 < y->t0;
       return x->t1 > y->t1;
     });
+    // Counters (and, on the first location, the energy) at the start.
+    auto metrics = [&](std::uint64_t t, bool end) {
+      for (int c = 0; c < counters::kNumCounters; ++c) {
+        if (!d.threads[loc].counters.has(c)) continue;
+        const OTF2_Type type = OTF2_TYPE_UINT64;
+        OTF2_MetricValue v;
+        v.unsigned_int = end ? d.threads[loc].counters.value[c] : 0;
+        check(OTF2_EvtWriter_Metric(w, nullptr, t, static_cast<OTF2_MetricRef>(counter_class[c]), 1, &type, &v), path,
+              "metric");
+        ++n;
+      }
+      for (std::size_t e = 0; loc == 0 && e < d.energy.size(); ++e) {
+        const OTF2_Type type = OTF2_TYPE_DOUBLE;
+        OTF2_MetricValue v;
+        v.floating_point = end ? d.energy[e].joules : 0.0;
+        check(OTF2_EvtWriter_Metric(w, nullptr, t, energy_instances + static_cast<OTF2_MetricRef>(e), 1, &type, &v),
+              path, "metric");
+        ++n;
+      }
+    };
+    metrics(0, false);
     for (const TraceRecord* r : recs) {
       leave_until(r->t0);
       if (is_span(r->kind)) {
@@ -197,6 +235,7 @@ void write_otf2(const std::string& path, const TraceData& d) {
       ++n;
     }
     leave_until(~std::uint64_t{0});
+    metrics(t_end, true);
     events_per_location[loc] = n;
     check(OTF2_Archive_CloseEvtWriter(archive, w), path, "close event writer");
   }
@@ -231,6 +270,19 @@ void write_otf2(const std::string& path, const TraceData& d) {
                                                                         : fmt::format("canopy runtime {}", t.runtime))});
   }
   const OTF2_StringRef machine = defs.str("machine"), node_class = defs.str("node");
+  std::vector<OTF2_StringRef> metric_names, metric_descs;
+  for (int c = 0; c < counters::kNumCounters; ++c) {
+    metric_names.push_back(defs.str(d.counter_names.size() > static_cast<std::size_t>(c) ? d.counter_names[c]
+                                                                                         : counters::counter_name(c)));
+    metric_descs.push_back(defs.str(fmt::format("{} of the worker's thread ({})", counters::counter_name(c),
+                                                c < counters::kNumOsCounters ? "perf_event software event or /proc"
+                                                                             : "perf_event hardware event")));
+  }
+  std::vector<OTF2_StringRef> energy_names;
+  for (const counters::EnergyReading& e : d.energy) energy_names.push_back(defs.str("energy " + e.domain));
+  const OTF2_StringRef energy_desc = defs.str(
+      fmt::format("energy of the machine's {} ({}), not only this program's", "RAPL domain", d.energy_source));
+  const OTF2_StringRef unit_events = defs.str("#"), unit_joules = defs.str("J");
   std::vector<OTF2_StringRef> param_names;
   for (int p = 0; p < kParams; ++p) param_names.push_back(defs.str(kParamNames[p]));
   for (std::size_t s = 0; s < defs.strings.size(); ++s)
@@ -246,6 +298,28 @@ void write_otf2(const std::string& path, const TraceData& d) {
           path, "parameter");
   check(OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 0, machine, node_class, OTF2_UNDEFINED_SYSTEM_TREE_NODE), path,
         "system tree");
+  OTF2_MetricMemberRef member = 0;
+  for (int c = 0; c < counters::kNumCounters; ++c) {
+    if (counter_class[c] < 0) continue;
+    check(OTF2_GlobalDefWriter_WriteMetricMember(g, member, metric_names[c], metric_descs[c], OTF2_METRIC_TYPE_OTHER,
+                                                 OTF2_METRIC_ACCUMULATED_START, OTF2_TYPE_UINT64, OTF2_BASE_DECIMAL, 0,
+                                                 unit_events),
+          path, "metric member");
+    check(OTF2_GlobalDefWriter_WriteMetricClass(g, static_cast<OTF2_MetricRef>(counter_class[c]), 1, &member,
+                                                OTF2_METRIC_ASYNCHRONOUS, OTF2_RECORDER_KIND_CPU),
+          path, "metric class");
+    ++member;
+  }
+  for (std::size_t e = 0; e < d.energy.size(); ++e) {
+    check(OTF2_GlobalDefWriter_WriteMetricMember(g, member, energy_names[e], energy_desc, OTF2_METRIC_TYPE_OTHER,
+                                                 OTF2_METRIC_ACCUMULATED_START, OTF2_TYPE_DOUBLE, OTF2_BASE_DECIMAL, 0,
+                                                 unit_joules),
+          path, "metric member");
+    check(OTF2_GlobalDefWriter_WriteMetricClass(g, energy_classes + static_cast<OTF2_MetricRef>(e), 1, &member,
+                                                OTF2_METRIC_ASYNCHRONOUS, OTF2_RECORDER_KIND_ABSTRACT),
+          path, "metric class");
+    ++member;
+  }
   for (const auto& [runtime, group] : groups) {
     (void)runtime;
     check(OTF2_GlobalDefWriter_WriteLocationGroup(g, group.first, group.second, OTF2_LOCATION_GROUP_TYPE_PROCESS, 0,
@@ -256,6 +330,11 @@ void write_otf2(const std::string& path, const TraceData& d) {
     check(OTF2_GlobalDefWriter_WriteLocation(g, loc, loc_names[loc], OTF2_LOCATION_TYPE_CPU_THREAD,
                                              events_per_location[loc], groups[d.threads[loc].runtime].first),
           path, "location");
+  for (std::size_t e = 0; e < d.energy.size() && !d.threads.empty(); ++e)
+    check(OTF2_GlobalDefWriter_WriteMetricInstance(g, energy_instances + static_cast<OTF2_MetricRef>(e),
+                                                   energy_classes + static_cast<OTF2_MetricRef>(e), 0,
+                                                   OTF2_SCOPE_SYSTEM_TREE_NODE, 0),
+          path, "metric instance");
   closer.a = nullptr;
   check(OTF2_Archive_Close(archive), path, "close");
 }

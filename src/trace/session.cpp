@@ -23,6 +23,7 @@
 #include "canopy/dataflow.hpp"
 #include "canopy/error.hpp"
 #include "canopy/trace.hpp"
+#include "counters/run_counters.hpp"
 #include "runtime/runtime_core.hpp"
 #include "trace/symbols.hpp"
 #include "trace/trace_data.hpp"
@@ -55,6 +56,7 @@ struct RuntimeEntry {
   std::vector<std::unique_ptr<TraceRing>> rings;
   std::vector<std::unique_ptr<TraceEvent[]>> storage;
   std::vector<std::uint64_t> local0, remote0;  // the workers' byte counts at the session's start
+  std::vector<counters::Sample> counters0;     // the workers' counters at the session's start
 };
 
 // A registered thread of another runtime (TraceThreadSlot) and its ring.
@@ -84,6 +86,13 @@ struct Session {
   std::vector<SlotEvents> slots;  // of runtimes that ended during the session
   std::vector<TraceEvent> outside;
   std::uint64_t outside_capacity = 0;
+  // Counters (CANOPY_COUNTERS when the session started): the runtimes'
+  // counters that have no count, by reason, and the session's energy.
+  unsigned counter_sets = counters::kSetAll;
+  std::vector<std::pair<std::string, std::string>> counters_missing;
+  std::vector<std::string> counters_notes;
+  std::vector<std::string> counter_names;
+  std::unique_ptr<counters::EnergyMeter> energy;
 };
 
 struct State {
@@ -136,6 +145,13 @@ std::uint32_t parse_events(const std::string& list, const char* what) {
   return kinds;
 }
 
+// CANOPY_COUNTERS (the session's energy; the workers' counters follow
+// their runtime's options, read from the same variable).
+unsigned env_counter_sets() {
+  const char* v = env("CANOPY_COUNTERS");
+  return v ? counters::parse_counter_sets(v, "CANOPY_COUNTERS") : counters::kSetAll;
+}
+
 TraceFormat format_of(const std::string& path, TraceFormat f) {
   if (f != TraceFormat::Auto) return f;
   const std::string ext = ".otf2";
@@ -184,6 +200,11 @@ void arm(RuntimeEntry& e, const Session& s) {
   }
   e.local0.assign(rt->num_slots, 0);
   e.remote0.assign(rt->num_slots, 0);
+  // The workers' counters (opened now if CANOPY_STATS did not; a runtime
+  // still in its constructor opens them once its threads run).
+  open_run_counters(rt, false);
+  e.counters0.assign(rt->num_slots, counters::Sample{});
+  for (int i = 0; i < rt->num_workers; ++i) e.counters0[i] = worker_counters(rt, i);
   for (int i = 0; i < rt->num_slots; ++i) {
     TraceRing* r = e.rings[i].get();
     r->base.store(r->count.load(std::memory_order_acquire), std::memory_order_relaxed);
@@ -237,6 +258,26 @@ void collect_thread(ExtThread& x, Session& s, const std::map<int, std::string>& 
   s.slots.push_back(std::move(se));
 }
 
+// The counters of rt without a count (and why), the /proc notes and the
+// column names, merged into the session's.
+void note_counters(RuntimeCore* rt, Session& s) {
+  counters::RunCounters* run = rt->counters.load(std::memory_order_acquire);
+  if (!run) return;
+  std::vector<counters::ThreadCounters*> threads;
+  for (auto& t : run->workers) threads.push_back(t.get());
+  for (auto& m : counters::missing_counters(threads, run->sets))
+    if (std::find(s.counters_missing.begin(), s.counters_missing.end(), m) == s.counters_missing.end())
+      s.counters_missing.push_back(m);
+  for (auto& n : counters::fallback_notes(threads))
+    if (std::find(s.counters_notes.begin(), s.counters_notes.end(), n) == s.counters_notes.end())
+      s.counters_notes.push_back(n);
+  s.counter_names.resize(counters::kNumCounters);
+  for (int c = 0; c < counters::kNumCounters; ++c) {
+    const std::string n = counters::column_name(c, threads);
+    if (s.counter_names[c].empty() || n.back() == 'u') s.counter_names[c] = n;
+  }
+}
+
 // Stops e's workers from recording and copies what they recorded.
 void collect(RuntimeEntry& e, Session& s) {
   RuntimeCore* rt = e.rt;
@@ -263,10 +304,12 @@ void collect(RuntimeEntry& e, Session& s) {
     }
     se.thread.bytes_local = w->bytes_local.load(std::memory_order_relaxed) - e.local0[i];
     se.thread.bytes_remote = w->bytes_remote.load(std::memory_order_relaxed) - e.remote0[i];
+    if (!extra) se.thread.counters = counters::difference(worker_counters(rt, i), e.counters0[i]);
     se.events.reserve(count - base);
     for (std::uint64_t k = base; k < count; ++k) se.events.push_back(r->events[k & r->mask]);
     s.slots.push_back(std::move(se));
   }
+  note_counters(rt, s);
 }
 
 // Turns the session's records into TraceData.
@@ -275,6 +318,16 @@ trace_impl::TraceData decode(Session& s, std::uint64_t tsc1, std::uint64_t ns1) 
   d.lost = s.lost;
   d.duration_ns = ns1 - s.ns0;
   d.buffer_events = s.buffer;
+  d.counters_missing = s.counters_missing;
+  d.counters_notes = s.counters_notes;
+  d.counter_names = s.counter_names;
+  if (d.counter_names.empty())
+    for (int c = 0; c < counters::kNumCounters; ++c) d.counter_names.push_back(counters::counter_name(c));
+  if (s.energy) {
+    d.energy = s.energy->read();
+    d.energy_source = s.energy->source();
+    if (d.energy.empty()) d.energy_missing = s.energy->why_missing();
+  }
   const double ns_per_tick =
       tsc1 > s.tsc0 ? static_cast<double>(ns1 - s.ns0) / static_cast<double>(tsc1 - s.tsc0) : 1.0;
   auto to_ns = [&](std::uint64_t t) {
@@ -354,7 +407,7 @@ trace_impl::TraceData decode(Session& s, std::uint64_t tsc1, std::uint64_t ns1) 
 }
 
 void start_locked(State& st, const std::string& path, TraceFormat format, std::uint32_t kinds,
-                  std::uint64_t buffer, bool from_env) {
+                  std::uint64_t buffer, bool from_env, unsigned counter_sets) {
   if (st.session)
     throw Error(fmt::format("trace: a session is already recording to '{}' (one at a time; trace_stop ends it)",
                             st.session->path),
@@ -367,6 +420,11 @@ void start_locked(State& st, const std::string& path, TraceFormat format, std::u
   s->buffer = round_up_pow2(buffer);
   s->from_env = from_env;
   s->outside_capacity = s->buffer;
+  s->counter_sets = counter_sets;
+  if (counter_sets & counters::kSetEnergy) {
+    s->energy = std::make_unique<counters::EnergyMeter>();
+    s->energy->start(counters::current_probe().sysfs_root);
+  }
   s->ns0 = now_ns();
   s->tsc0 = trace_clock();
   for (auto& e : st.runtimes) arm(*e, *s);
@@ -426,8 +484,9 @@ void start_from_env(State& st) {
   const TraceFormat format = fmt_v ? parse_format(fmt_v) : TraceFormat::Auto;
   const std::uint32_t kinds = parse_events(events ? events : "", "CANOPY_TRACE_EVENTS");
   const std::uint64_t n = buffer ? parse_buffer(buffer) : kDefaultBufferEvents;
+  const unsigned sets = env_counter_sets();
   if (!path || st.session) return;
-  start_locked(st, path, format, kinds, n, true);
+  start_locked(st, path, format, kinds, n, true, sets);
   std::atexit(stop_at_exit);
 }
 
@@ -556,9 +615,10 @@ void trace_start(const std::string& path, const TraceOptions& options) {
                             kMaxBufferEvents),
                 ErrorKind::BadInput);
   }
+  const unsigned sets = env_counter_sets();
   State& st = state();
   std::lock_guard<std::mutex> lock(st.mutex);
-  start_locked(st, path, options.format, kinds, buffer, false);
+  start_locked(st, path, options.format, kinds, buffer, false, sets);
 }
 
 TraceResult trace_stop() {

@@ -8,6 +8,8 @@
 
 #include "canopy/detail/trace.hpp"
 #include "canopy/trace.hpp"
+#include "counters/energy.hpp"
+#include "counters/thread_counters.hpp"
 
 namespace canopy::trace_impl {
 
@@ -25,6 +27,9 @@ struct TraceThread {
   // Bytes that data-flow tasks run by this worker accessed on its NUMA node
   // and on others during the session (WorkerStats).
   std::uint64_t bytes_local = 0, bytes_remote = 0;
+  // The thread's counters over the session (workers of runtimes whose
+  // counters are open; counters/thread_counters.hpp).
+  counters::Sample counters;
 };
 
 struct TraceRecord {
@@ -46,6 +51,17 @@ struct TraceData {
   std::uint64_t lost = 0;
   std::uint64_t duration_ns = 0;
   std::uint64_t buffer_events = 0;
+  // Counters: each counter's column name (":u" when user space only), the
+  // counters without a count and why ({names, why}), where the OS counters
+  // came from when perf_event refused them.
+  std::vector<std::string> counter_names;
+  std::vector<std::pair<std::string, std::string>> counters_missing;
+  std::vector<std::string> counters_notes;
+  // Energy over the session (machine-wide), or why there is none ("" and
+  // no readings: not asked for, CANOPY_COUNTERS).
+  std::vector<counters::EnergyReading> energy;
+  std::string energy_missing;
+  std::string energy_source;
 };
 
 // The type in a trace_label() pretty name ("... [with T = X]" -> "X").

@@ -5,11 +5,13 @@
 // nesting, data-flow releases, graph nodes and placements; a full buffer;
 // bad options and variables.
 #include <gtest/gtest.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cstdio>
+#include <cstring>
 #include <thread>
 #include <filesystem>
 #include <fstream>
@@ -28,6 +30,7 @@
 #include "canopy/topology.hpp"
 #include "canopy/trace.hpp"
 #include "canopy_runtime.h"
+#include "counters/run_counters.hpp"
 
 namespace {
 
@@ -59,7 +62,8 @@ json read_json(const fs::path& p) {
 // pid and tid; all but metadata have a numeric ts (microseconds); complete
 // events ("X") a non-negative dur; instants ("i") a scope t, p or g; flow
 // events ("s", "f") an id, and "f" binds to the enclosing slice ("bp": "e");
-// metadata ("M") names a process or thread in args.name. Returns the first
+// counter events ("C") numeric args; metadata ("M") names a process or
+// thread in args.name. Returns the first
 // violation, or "".
 std::string format_violation(const json& doc) {
   if (!doc.is_object() || !doc.contains("traceEvents") || !doc["traceEvents"].is_array())
@@ -82,6 +86,11 @@ std::string format_violation(const json& doc) {
       if (!e.contains("dur") || !e["dur"].is_number() || e["dur"].get<double>() < 0) return "bad dur: " + where;
     } else if (ph == "i") {
       if (!e.contains("s") || (e["s"] != "t" && e["s"] != "p" && e["s"] != "g")) return "bad instant scope: " + where;
+    } else if (ph == "C") {
+      // Counter events: each arg a numeric series value.
+      if (!e.contains("args") || !e["args"].is_object() || e["args"].empty()) return "counter without args: " + where;
+      for (const auto& [k, v] : e["args"].items())
+        if (!v.is_number()) return "counter value not a number: " + where;
     } else if (ph == "s" || ph == "f") {
       if (!e.contains("id")) return "flow event without id: " + where;
       if (ph == "f" && (!e.contains("bp") || e["bp"] != "e")) return "flow end not bound to its slice: " + where;
@@ -348,10 +357,21 @@ std::size_t count_lines(const std::string& text, const std::string& a, const std
 
 TEST(Trace, Otf2ReadBackWithOtf2Print) {
   const fs::path dir = temp_dir("otf2");
+  // Energy from a fake powercap zone: 2 J over the session.
+  const fs::path zone = dir / "sys/class/powercap/intel-rapl:0";
+  fs::create_directories(zone);
+  std::ofstream(zone / "name") << "package-0\n";
+  std::ofstream(zone / "max_energy_range_uj") << "1000000000\n";
+  std::ofstream(zone / "energy_uj") << "1000000\n";
+  canopy::counters::Probe probe;
+  probe.sysfs_root = (dir / "sys").string();
+  canopy::counters::set_test_probe(&probe);
   canopy::Runtime rt(two_workers());
   canopy::trace_start((dir / "t.otf2").string());
   diamond(rt);
+  std::ofstream(zone / "energy_uj") << "3000000\n";
   canopy::trace_stop();
+  canopy::counters::set_test_probe(nullptr);
   ASSERT_TRUE(fs::exists(dir / "t.otf2"));
   const auto [status, out] = sh("otf2-print " + (dir / "t.otf2").string());
   ASSERT_EQ(status, 0) << out;
@@ -359,14 +379,125 @@ TEST(Trace, Otf2ReadBackWithOtf2Print) {
   EXPECT_EQ(count_lines(out, "LEAVE", "Produce"), 2u) << out;
   EXPECT_EQ(count_lines(out, "ENTER", "Combine"), 1u) << out;
   EXPECT_EQ(count_lines(out, "ENTER", "\"release\""), 1u) << out;
+  // Counters: a metric per counter, 0 at each worker's start, its total at
+  // the end; the energy on the first location.
+  EXPECT_EQ(count_lines(out, "METRIC ", "(\"page-faults\" <"), 4u) << out;
+  EXPECT_EQ(count_lines(out, "METRIC ", "(\"energy package-0\" <"), 2u) << out;
+  EXPECT_EQ(count_lines(out, "METRIC ", "DOUBLE; 2"), 1u) << out;
   // Definitions: the two workers' locations.
   const auto [st2, defs] = sh("otf2-print -G " + (dir / "t.otf2").string());
   ASSERT_EQ(st2, 0) << defs;
   EXPECT_EQ(count_lines(defs, "LOCATION ", "worker 0"), 1u) << defs;
   EXPECT_EQ(count_lines(defs, "LOCATION ", "worker 1"), 1u) << defs;
+  EXPECT_EQ(count_lines(defs, "METRIC_MEMBER ", "\"page-faults\""), 1u) << defs;
+  EXPECT_EQ(count_lines(defs, "METRIC_INSTANCE ", ""), 1u) << defs;
   // libotf2 does not overwrite an archive: a clear error.
   canopy::trace_start((dir / "t.otf2").string());
   EXPECT_THROW(canopy::trace_stop(), canopy::Error);
+  EXPECT_FALSE(canopy::trace_active());
+  fs::remove_all(dir);
+}
+
+// Counters and energy in a trace: per worker, counter events ("C", zero at
+// the start, the totals at the end) and otherData; every counter either
+// counted or listed as unavailable with a reason; the session's energy from
+// a fake powercap tree (with a wrap-around); `canopy trace` summarises them;
+// a bad CANOPY_COUNTERS is an error of trace_start.
+TEST(Trace, CountersAndEnergy) {
+  const fs::path dir = temp_dir("counters");
+  const fs::path zone = dir / "sys/class/powercap/intel-rapl:0";
+  fs::create_directories(zone);
+  std::ofstream(zone / "name") << "package-0\n";
+  std::ofstream(zone / "max_energy_range_uj") << "1000000000\n";
+  std::ofstream(zone / "energy_uj") << "999000000\n";
+  canopy::counters::Probe probe;
+  probe.sysfs_root = (dir / "sys").string();
+  canopy::counters::set_test_probe(&probe);
+  {
+    canopy::Runtime rt(two_workers());
+    canopy::trace_start((dir / "t.json").string());
+    diamond(rt);
+    canopy::TaskGroup g(rt);
+    for (int i = 0; i < 16; ++i)
+      g.spawn([] {
+        // 64 fresh pages: 64 page faults on whichever worker runs it.
+        const std::size_t bytes = 64 * 4096;
+        void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        ASSERT_NE(p, MAP_FAILED);
+        madvise(p, bytes, MADV_NOHUGEPAGE);
+        std::memset(p, 1, bytes);
+        munmap(p, bytes);
+      });
+    g.wait();
+    std::ofstream(zone / "energy_uj") << "2500000\n";  // wrapped: 1 J to the top, 2.5 J after
+    canopy::trace_stop();
+  }
+  canopy::counters::set_test_probe(nullptr);
+  const json doc = read_json(dir / "t.json");
+  EXPECT_EQ(format_violation(doc), "");
+  const json& other = doc["otherData"];
+  std::set<std::string> counted;
+  for (int w = 0; w < 2; ++w) {
+    const std::vector<json> c = events(doc, "C", "worker " + std::to_string(w) + " counters");
+    ASSERT_EQ(c.size(), 2u) << w;
+    EXPECT_EQ(c[0]["ts"].get<double>(), 0.0);
+    EXPECT_GT(c[1]["ts"].get<double>(), 0.0);
+    EXPECT_EQ(c[1]["args"]["context-switches"], other["workers"][w]["counters"]["context-switches"]);
+    EXPECT_EQ(c[0]["args"]["page-faults"].get<std::uint64_t>(), 0u);
+    for (const auto& [name, v] : other["workers"][w]["counters"].items()) counted.insert(name);
+  }
+  std::uint64_t faults = 0;
+  for (int w = 0; w < 2; ++w) faults += other["workers"][w]["counters"]["page-faults"].get<std::uint64_t>();
+  EXPECT_GE(faults, 16u * 64u) << other.dump();
+  std::string unavailable;
+  for (const json& m : other["counters_unavailable"]) {
+    EXPECT_FALSE(m["why"].get<std::string>().empty());
+    unavailable += m["counters"].get<std::string>() + ", ";
+  }
+  for (int k = 0; k < canopy::counters::kNumCounters; ++k) {
+    const std::string n = canopy::counters::counter_name(k);
+    EXPECT_TRUE(counted.count(n) || counted.count(n + ":u") || unavailable.find(n) != std::string::npos)
+        << n << " neither counted nor explained: " << other.dump();
+  }
+  EXPECT_NEAR(other["energy"]["package-0"].get<double>(), 3.5, 1e-9);
+  EXPECT_EQ(other["energy_source"], "powercap");
+  ASSERT_EQ(events(doc, "C", "energy").size(), 2u);
+
+  const auto [st, out] = sh(std::string(CANOPY_CLI) + " trace " + (dir / "t.json").string());
+  ASSERT_EQ(st, 0) << out;
+  EXPECT_NE(out.find("counters over the session"), std::string::npos) << out;
+  EXPECT_NE(out.find("page-faults"), std::string::npos) << out;
+  EXPECT_NE(out.find("energy: package-0 3.500 J over the session (powercap"), std::string::npos) << out;
+  for (const json& m : other["counters_unavailable"])
+    EXPECT_NE(out.find("counters " + m["counters"].get<std::string>() + " unavailable: "), std::string::npos) << out;
+
+  // No energy to read: the trace and the summary say why.
+  canopy::counters::Probe empty;
+  empty.sysfs_root = (dir / "nothing").string();
+  canopy::counters::set_test_probe(&empty);
+  {
+    canopy::Runtime rt(two_workers());
+    canopy::trace_start((dir / "none.json").string());
+    diamond(rt);
+    canopy::trace_stop();
+  }
+  canopy::counters::set_test_probe(nullptr);
+  const json none = read_json(dir / "none.json");
+  EXPECT_NE(none["otherData"].value("energy_unavailable", "").find("no powercap driver"), std::string::npos)
+      << none["otherData"].dump();
+  const auto [st2, out2] = sh(std::string(CANOPY_CLI) + " trace " + (dir / "none.json").string());
+  EXPECT_NE(out2.find("energy unavailable: "), std::string::npos) << out2;
+
+  setenv("CANOPY_COUNTERS", "os,cycles", 1);
+  try {
+    canopy::trace_start((dir / "never.json").string());
+    ADD_FAILURE() << "accepted CANOPY_COUNTERS=os,cycles";
+    canopy::trace_stop();
+  } catch (const canopy::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("CANOPY_COUNTERS='os,cycles': unknown word 'cycles'"), std::string::npos)
+        << e.what();
+  }
+  unsetenv("CANOPY_COUNTERS");
   EXPECT_FALSE(canopy::trace_active());
   fs::remove_all(dir);
 }

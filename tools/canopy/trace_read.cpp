@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -61,7 +62,21 @@ TraceFile read_trace(const std::string& path) {
       r.numa = w.value("numa", -1);
       r.bytes_local = w.value("bytes_local", std::uint64_t{0});
       r.bytes_remote = w.value("bytes_remote", std::uint64_t{0});
+      if (w.contains("counters") && w["counters"].is_object())
+        for (const auto& [name, v] : w["counters"].items())
+          if (v.is_number_unsigned()) r.counters[name] = v.get<std::uint64_t>();
     }
+  if (other.contains("counters_unavailable") && other["counters_unavailable"].is_array())
+    for (const json& m : other["counters_unavailable"])
+      t.counters_missing.emplace_back(m.value("counters", ""), m.value("why", ""));
+  if (other.contains("counters_notes") && other["counters_notes"].is_array())
+    for (const json& n : other["counters_notes"])
+      if (n.is_string()) t.counters_notes.push_back(n.get<std::string>());
+  if (other.contains("energy") && other["energy"].is_object())
+    for (const auto& [domain, j] : other["energy"].items())
+      if (j.is_number()) t.energy.emplace_back(domain, j.get<double>());
+  t.energy_source = other.value("energy_source", "");
+  t.energy_missing = other.value("energy_unavailable", "");
   std::size_t index = 0;
   for (const json& e : doc["traceEvents"]) {
     ++index;
@@ -203,6 +218,59 @@ std::string pct(double part, double whole) { return whole > 0 ? fmt::format("{:.
 
 }  // namespace
 
+// The counters of the rows as a table (perf's order), the counters without
+// a count and the energy.
+static std::string counters_text(const TraceFile& t) {
+  static const char* const kOrder[] = {"context-switches", "cpu-migrations", "page-faults", "cycles", "instructions",
+                                       "cache-misses", "stalled-cycles-frontend", "stalled-cycles-backend"};
+  auto rank = [](const std::string& name) {
+    const std::string base = name.size() > 2 && name.compare(name.size() - 2, 2, ":u") == 0
+                                 ? name.substr(0, name.size() - 2)
+                                 : name;
+    for (std::size_t i = 0; i < std::size(kOrder); ++i)
+      if (base == kOrder[i]) return static_cast<int>(i);
+    return 100;
+  };
+  std::vector<std::string> names;
+  for (const TraceRow& r : t.rows)
+    for (const auto& [n, v] : r.counters)
+      if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
+  std::stable_sort(names.begin(), names.end(),
+                   [&](const std::string& a, const std::string& b) { return rank(a) < rank(b); });
+  std::string out;
+  if (!names.empty()) {
+    out += "counters over the session (worker 0: the thread that made the runtime):\n";
+    out += fmt::format("{:<8} {:>4}", "runtime", "row");
+    for (const std::string& n : names) out += fmt::format(" {:>16}", n);
+    out += "\n";
+    std::vector<std::uint64_t> total(names.size(), 0);
+    for (const TraceRow& r : t.rows) {
+      if (r.counters.empty()) continue;
+      out += fmt::format("{:<8} {:>4}", r.pid, r.tid);
+      for (std::size_t i = 0; i < names.size(); ++i) {
+        auto it = r.counters.find(names[i]);
+        out += it == r.counters.end() ? fmt::format(" {:>16}", "-") : fmt::format(" {:>16}", it->second);
+        if (it != r.counters.end()) total[i] += it->second;
+      }
+      out += "\n";
+    }
+    out += fmt::format("{:<8} {:>4}", "total", "");
+    for (std::uint64_t v : total) out += fmt::format(" {:>16}", v);
+    out += "\n";
+  }
+  for (const std::string& n : t.counters_notes) out += fmt::format("counters {}\n", n);
+  for (const auto& [n, why] : t.counters_missing) out += fmt::format("counters {} unavailable: {}\n", n, why);
+  if (!t.energy.empty()) {
+    std::string parts;
+    for (const auto& [domain, j] : t.energy) parts += fmt::format("{}{} {:.3f} J", parts.empty() ? "" : ", ", domain, j);
+    out += fmt::format("energy: {} over the session ({}; the whole machine, not only this program)\n", parts,
+                       t.energy_source.empty() ? "?" : t.energy_source);
+  } else if (!t.energy_missing.empty()) {
+    out += fmt::format("energy unavailable: {}\n", t.energy_missing);
+  }
+  return out;
+}
+
 std::string summary_text(const std::string& path, const TraceFile& t) {
   std::string out;
   std::size_t workers = 0;
@@ -245,6 +313,7 @@ std::string summary_text(const std::string& path, const TraceFile& t) {
                        local / 1e6, remote / 1e6, pct(static_cast<double>(local), static_cast<double>(local + remote)));
   else
     out += "data-flow bytes: none recorded (no data-flow task accessed placed data)\n";
+  out += counters_text(t);
   const std::vector<std::pair<int, int>> cp = critical_path(t);
   if (cp.empty()) {
     out += "critical path: no data-flow tasks in the trace\n";

@@ -28,6 +28,8 @@ struct TraceRow {
   std::string name;
   int numa = -1;
   std::uint64_t bytes_local = 0, bytes_remote = 0;
+  // Counters over the session (otherData.workers[].counters), perf's names.
+  std::map<std::string, std::uint64_t> counters;
   std::vector<TraceSpan> spans;    // by start time
   std::vector<TraceSteal> steals;  // this row was the thief
 };
@@ -44,6 +46,13 @@ struct TraceFile {
   double duration_us = 0;
   std::uint64_t lost = 0;
   std::uint64_t events = 0;
+  // Counters without a count ({names, why}), where the OS counters came
+  // from instead of perf_event, the session's energy (joules per domain)
+  // or why there is none.
+  std::vector<std::pair<std::string, std::string>> counters_missing;
+  std::vector<std::string> counters_notes;
+  std::vector<std::pair<std::string, double>> energy;
+  std::string energy_source, energy_missing;
 };
 
 // Throws canopy::Error naming the file (and what is wrong) for a file that
