@@ -89,8 +89,9 @@ typedef struct canopy_affinity {
 } canopy_affinity_t;
 
 /* A runtime. `options` NULL: everything from the CANOPY_NUM_THREADS,
- * CANOPY_BIND, CANOPY_POLICY, CANOPY_DISPLAY_AFFINITY, CANOPY_STATS and
- * CANOPY_DATA_AFFINITY variables (a bad value: EINVAL naming the variable).
+ * CANOPY_BIND, CANOPY_POLICY, CANOPY_DISPLAY_AFFINITY, CANOPY_STATS,
+ * CANOPY_DATA_AFFINITY and CANOPY_COUNTERS variables (a bad value: EINVAL
+ * naming the variable).
  * ESYSTEM when a worker cannot be started or bound. */
 canopy_status_t canopy_runtime_create(canopy_runtime_t** out, const canopy_runtime_options_t* options);
 /* Stops the workers. No task group of this runtime may still exist. */

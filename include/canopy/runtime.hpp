@@ -25,7 +25,6 @@
 #pragma once
 #include <cstdint>
 #include <iosfwd>
-#include <map>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -59,15 +58,10 @@ struct RuntimeOptions {
   // A directory where automatic affinity writes each matrix and placement
   // it computes ("" = none): CANOPY_AFFINITY_DUMP.
   std::string affinity_dump;
-  // Which counters CANOPY_STATS and traces read, when they read any: bits
-  // of os (1: context switches, CPU migrations, page faults), hardware (2:
-  // cycles, instructions, cache misses, stalled cycles) and energy (4):
-  // CANOPY_COUNTERS, default all (docs/trace.md).
-  unsigned counters = 7;
 
   // Defaults overridden by CANOPY_NUM_THREADS, CANOPY_BIND, CANOPY_POLICY,
   // CANOPY_DISPLAY_AFFINITY, CANOPY_STATS, CANOPY_DATA_AFFINITY,
-  // CANOPY_AFFINITY, CANOPY_AFFINITY_DUMP and CANOPY_COUNTERS. A bad
+  // CANOPY_AFFINITY and CANOPY_AFFINITY_DUMP. A bad
   // value throws canopy::Error naming the variable, its value and what is
   // expected.
   static RuntimeOptions from_env();
@@ -103,11 +97,6 @@ struct WorkerStats {
   // other nodes, as reported by the data-flow layer (detail::add_locality).
   std::uint64_t bytes_local = 0;
   std::uint64_t bytes_remote = 0;
-  // Counters of the worker's thread (CANOPY_STATS or a trace session opened
-  // them): perf's names ("context-switches", "cpu-migrations",
-  // "page-faults", "cycles", ...) to counts since they were opened; a
-  // counter without a count is absent (print_stats says why).
-  std::map<std::string, std::uint64_t> counters;
 };
 
 class Runtime {

@@ -79,7 +79,7 @@ counters::RunCounters* open_run_counters(RuntimeCore* rt, bool energy) {
     return c;
   }
   auto run = std::make_unique<counters::RunCounters>();
-  run->sets = rt->options.counters;
+  run->sets = rt->counter_sets;
   const counters::Probe& probe = counters::current_probe();
   for (int i = 0; i < rt->num_workers; ++i) {
     const pid_t tid = rt->worker_tids.empty() ? 0 : rt->worker_tids[i];

@@ -16,6 +16,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -192,6 +193,11 @@ unsigned parse_counter_sets(const std::string& value, const std::string& what) {
   return sets;
 }
 
+unsigned sets_from_env() {
+  const char* v = std::getenv("CANOPY_COUNTERS");
+  return v && *v ? parse_counter_sets(v, "CANOPY_COUNTERS") : kSetAll;
+}
+
 Sample difference(const Sample& after, const Sample& before) {
   Sample d = after;
   for (int c = 0; c < kNumCounters; ++c)
@@ -215,10 +221,12 @@ void ThreadCounters::open(pid_t tid, unsigned sets, const Probe& probe) {
     int error = 0;
     int fd = perf_open(c, tid, false, probe, &error);
     if (fd < 0 && (error == EACCES || error == EPERM) && c != kContextSwitches && c != kCpuMigrations) {
-      const int first = error;
-      fd = perf_open(c, tid, true, probe, &error);
+      // In user space only; if that fails for another reason (no PMU),
+      // that reason is the one to tell.
+      int retry = 0;
+      fd = perf_open(c, tid, true, probe, &retry);
       if (fd >= 0) user_only_[c] = true;
-      else error = first;
+      else if (retry != EACCES && retry != EPERM) error = retry;
     }
     if (fd >= 0) {
       fd_[c] = fd;

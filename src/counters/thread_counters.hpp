@@ -40,6 +40,9 @@ enum CounterSets : unsigned { kSetOs = 1, kSetHardware = 2, kSetEnergy = 4, kSet
 // "all", "none" or a comma-separated list of os, hardware, energy. Throws
 // canopy::Error naming `what` (the variable) and the value.
 unsigned parse_counter_sets(const std::string& value, const std::string& what);
+// CANOPY_COUNTERS (unset or empty: all), read by every runtime when it is
+// made and by every trace session when it starts.
+unsigned sets_from_env();
 
 struct Sample {
   std::array<std::uint64_t, kNumCounters> value{};

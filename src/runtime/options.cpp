@@ -12,7 +12,6 @@
 #include "canopy/error.hpp"
 #include "canopy/mapping.hpp"
 #include "canopy/runtime.hpp"
-#include "counters/thread_counters.hpp"
 #include "runtime/runtime_core.hpp"
 
 namespace canopy {
@@ -131,8 +130,7 @@ RuntimeOptions RuntimeOptions::from_env() {
       throw Error(fmt::format("CANOPY_AFFINITY='{}': expected auto or none", *v));
     }
   }
-  if (auto v = env("CANOPY_AFFINITY_DUMP")) o.affinity_dump = *v;
-  if (auto v = env("CANOPY_COUNTERS")) o.counters = counters::parse_counter_sets(*v, "CANOPY_COUNTERS");  // checked when written (a clear error then)
+  if (auto v = env("CANOPY_AFFINITY_DUMP")) o.affinity_dump = *v;  // checked when written (a clear error then)
   return o;
 }
 

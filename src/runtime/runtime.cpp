@@ -197,6 +197,7 @@ Runtime::Runtime(const RuntimeOptions& options, const Topology& topo) : core_(nu
     rt->placement = place_workers(topo, options);
     rt->num_workers = static_cast<int>(rt->placement.size());
     rt->num_slots = rt->num_workers + kExtraSlots;
+    rt->counter_sets = counters::sets_from_env();  // CANOPY_COUNTERS: a bad value is this runtime's error
     rt->worker_tids.assign(rt->num_workers, 0);
     rt->worker_tids[0] = this_tid();
     for (int i = 0; i < rt->num_slots; ++i) {
@@ -329,9 +330,6 @@ std::vector<WorkerStats> Runtime::stats() const {
     s.hinted_away = get(w->hinted_away);
     s.bytes_local = get(w->bytes_local);
     s.bytes_remote = get(w->bytes_remote);
-    const counters::Sample c = worker_counters(core_, i);
-    for (int k = 0; k < counters::kNumCounters; ++k)
-      if (c.has(k)) s.counters[counters::counter_name(k)] = c.value[k];
     out.push_back(s);
   }
   // Outside threads in extra slots count with worker 0 (the caller's slot).

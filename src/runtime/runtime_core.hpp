@@ -110,6 +110,7 @@ struct RuntimeCore {
   // The workers' counters (counters/run_counters.hpp): opened once, under
   // counters_mutex, when CANOPY_STATS or a trace session asks; null before.
   std::mutex counters_mutex;
+  unsigned counter_sets = counters::kSetAll;  // CANOPY_COUNTERS, read when the runtime is made
   bool workers_known = false;  // worker_tids complete (under counters_mutex)
   std::atomic<counters::RunCounters*> counters{nullptr};
   std::unique_ptr<counters::RunCounters> counters_owner;

@@ -145,13 +145,6 @@ std::uint32_t parse_events(const std::string& list, const char* what) {
   return kinds;
 }
 
-// CANOPY_COUNTERS (the session's energy; the workers' counters follow
-// their runtime's options, read from the same variable).
-unsigned env_counter_sets() {
-  const char* v = env("CANOPY_COUNTERS");
-  return v ? counters::parse_counter_sets(v, "CANOPY_COUNTERS") : counters::kSetAll;
-}
-
 TraceFormat format_of(const std::string& path, TraceFormat f) {
   if (f != TraceFormat::Auto) return f;
   const std::string ext = ".otf2";
@@ -484,7 +477,7 @@ void start_from_env(State& st) {
   const TraceFormat format = fmt_v ? parse_format(fmt_v) : TraceFormat::Auto;
   const std::uint32_t kinds = parse_events(events ? events : "", "CANOPY_TRACE_EVENTS");
   const std::uint64_t n = buffer ? parse_buffer(buffer) : kDefaultBufferEvents;
-  const unsigned sets = env_counter_sets();
+  const unsigned sets = counters::sets_from_env();
   if (!path || st.session) return;
   start_locked(st, path, format, kinds, n, true, sets);
   std::atexit(stop_at_exit);
@@ -615,7 +608,7 @@ void trace_start(const std::string& path, const TraceOptions& options) {
                             kMaxBufferEvents),
                 ErrorKind::BadInput);
   }
-  const unsigned sets = env_counter_sets();
+  const unsigned sets = counters::sets_from_env();
   State& st = state();
   std::lock_guard<std::mutex> lock(st.mutex);
   start_locked(st, path, options.format, kinds, buffer, false, sets);

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -117,8 +118,9 @@ TEST(Energy, StatsPrintTheRunsEnergy) {
     o.num_threads = 1;
     o.bind = canopy::BindMode::None;
     o.stats = true;
-    o.counters = kSetEnergy;
+    setenv("CANOPY_COUNTERS", "energy", 1);
     canopy::Runtime rt(o);
+    unsetenv("CANOPY_COUNTERS");
     sys.set("intel-rapl:0", 7'000'000);
     rt.print_stats(out);
   }
