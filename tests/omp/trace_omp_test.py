@@ -47,6 +47,11 @@ def format_violation(doc):
         elif ph in ("s", "f"):
             if "id" not in e or (ph == "f" and e.get("bp") != "e"):
                 return f"bad flow event: {e}"
+        elif ph == "C":
+            # Counter events (workers' counters, energy): numeric series values.
+            args = e.get("args")
+            if not isinstance(args, dict) or not args or not all(isinstance(v, (int, float)) for v in args.values()):
+                return f"bad counter event: {e}"
         else:
             return f"phase canopy does not write: {e}"
     return ""
