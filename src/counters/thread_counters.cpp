@@ -161,6 +161,11 @@ bool faults_of(const std::string& stat, std::uint64_t* out) {
   return false;
 }
 
+const Probe& current_probe_for_warm_up() {
+  static const Probe real;
+  return real;
+}
+
 }  // namespace
 
 const char* counter_name(int c) { return c >= 0 && c < kNumCounters ? kEvents[c].name : "?"; }
@@ -191,6 +196,15 @@ unsigned parse_counter_sets(const std::string& value, const std::string& what) {
     start = end + 1;
   }
   return sets;
+}
+
+int perf_warm_up() {
+  int error = 0;
+  return perf_open(kContextSwitches, 0, false, current_probe_for_warm_up(), &error);
+}
+
+void perf_warm_down(int fd) {
+  if (fd >= 0) ::close(fd);
 }
 
 unsigned sets_from_env() {

@@ -44,6 +44,13 @@ unsigned parse_counter_sets(const std::string& value, const std::string& what);
 // made and by every trace session when it starts.
 unsigned sets_from_env();
 
+// The first perf event of a process enables the kernel's scheduler hooks
+// (about 10 ms in this project's VM): a trace session opens one for the
+// calling thread before its clock starts and keeps it until it ends, so
+// that the trace does not begin with that gap. Returns the fd or -1.
+int perf_warm_up();
+void perf_warm_down(int fd);
+
 struct Sample {
   std::array<std::uint64_t, kNumCounters> value{};
   std::uint32_t have = 0;  // bit c: value[c] is a count

@@ -93,6 +93,8 @@ struct Session {
   std::vector<std::string> counters_notes;
   std::vector<std::string> counter_names;
   std::unique_ptr<counters::EnergyMeter> energy;
+  int perf_warm = -1;  // counters::perf_warm_up()
+  ~Session() { counters::perf_warm_down(perf_warm); }
 };
 
 struct State {
@@ -414,6 +416,7 @@ void start_locked(State& st, const std::string& path, TraceFormat format, std::u
   s->from_env = from_env;
   s->outside_capacity = s->buffer;
   s->counter_sets = counter_sets;
+  if (counter_sets & (counters::kSetOs | counters::kSetHardware)) s->perf_warm = counters::perf_warm_up();
   if (counter_sets & counters::kSetEnergy) {
     s->energy = std::make_unique<counters::EnergyMeter>();
     s->energy->start(counters::current_probe().sysfs_root);
