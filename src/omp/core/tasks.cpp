@@ -649,10 +649,13 @@ bool creation_cancelled(const ThreadState& ts) {
 }
 
 bool runs_undeferred(const ThreadState& ts, const TaskSpec& spec) {
-  // A team of one runs tasks at once, except detached ones: their event may be
-  // fulfilled by a task created later, so waiting for them here could hang.
-  return !spec.if_clause || ts.task->final_task ||
-         (ts.team->nthreads == 1 && !(spec.flags & kFlagDetach));
+  // A team of one runs tasks at once, except detached ones and, once a
+  // detached sibling made dependences matter (child_deps), tasks with
+  // dependences: their event may be fulfilled by a task created later, so
+  // waiting for them (or for a task that depends on them) here could hang.
+  const bool may_wait_on_event =
+      (spec.flags & kFlagDetach) || ((spec.flags & kFlagDepend) && ts.task->child_deps != nullptr);
+  return !spec.if_clause || ts.task->final_task || (ts.team->nthreads == 1 && !may_wait_on_event);
 }
 
 }  // namespace
