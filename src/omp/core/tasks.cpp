@@ -188,7 +188,13 @@ Task* take_affine(TaskQueue& q, AffineQueue& aq, const Task* within) {
 
 // Consecutive looks of this thread that found no task, and since when:
 // how long it has been idle. Loose affinity lets a thread take another
-// node's (or thread's) tasks once it has been idle kLooseIdleNs; strict
+// node's (or thread's) tasks once it has been idle for kLooseIdle and for
+// twice the time a task with an affinity takes (the queue's running
+// average): in a balanced program the task's own node takes it within
+// about one task's time, when its threads finish what they run, so a
+// thread of another node that steals sooner only moves work away from its
+// data (numa-check's loose locality); a node that is really behind or
+// descheduled leaves its tasks waiting longer, and those move. Strict
 // never, except a thread waiting for its own descendants after
 // kStrictWaitIdle looks (so that a wait cannot hang on tasks queued for a
 // node whose threads all wait too).
@@ -196,6 +202,12 @@ thread_local int tls_idle_looks = 0;
 thread_local std::chrono::steady_clock::time_point tls_idle_since;
 constexpr int kStrictWaitIdle = 1 << 16;
 constexpr std::chrono::microseconds kLooseIdle{200};
+
+bool idle_for_loose(const TaskQueue& q) {
+  const auto idle = std::chrono::steady_clock::now() - tls_idle_since;
+  const std::chrono::nanoseconds task_time{2 * q.affine_run_ns.load(std::memory_order_relaxed)};
+  return idle >= kLooseIdle && idle >= task_time;
+}
 
 Task* find_affine(TaskQueue& q, ThreadState& ts, const Task* within) {
   const int me = ts.num;
@@ -206,8 +218,7 @@ Task* find_affine(TaskQueue& q, ThreadState& ts, const Task* within) {
   if (nodes > 1)
     if (Task* t = take_affine(q, *q.node_queues[mine], within)) return t;
   const bool strict = affinity_settings().strict;
-  if (strict ? !(within && tls_idle_looks > kStrictWaitIdle)
-             : tls_idle_looks == 0 || std::chrono::steady_clock::now() - tls_idle_since < kLooseIdle)
+  if (strict ? !(within && tls_idle_looks > kStrictWaitIdle) : tls_idle_looks == 0 || !idle_for_loose(q))
     return nullptr;
   // Idle long enough: the other threads' queues, then the other nodes' (the next ones first).
   for (std::size_t k = 1; k < q.thread_queues.size(); ++k)
@@ -254,6 +265,15 @@ void finish(ThreadState* ts, Task* t);
 
 void execute_observed(ThreadState& ts, Task* t);
 
+// The moving average of affine tasks' run times (1/8 of the new one; races
+// between threads lose an update, which an average can afford).
+void note_affine_run(Team& team, std::chrono::nanoseconds ran) {
+  if (!team.tasks) return;
+  std::atomic<std::int64_t>& avg = team.tasks->affine_run_ns;
+  const std::int64_t old = avg.load(std::memory_order_relaxed);
+  avg.store(old + (static_cast<std::int64_t>(ran.count()) - old) / 8, std::memory_order_relaxed);
+}
+
 void execute(ThreadState& ts, Task* t) {
   if (observed(ts)) [[unlikely]] {
     execute_observed(ts, t);
@@ -267,7 +287,15 @@ void execute(ThreadState& ts, Task* t) {
   // that the destructors in its body run too.
   const bool cancelled = !t->copied && ((t->member_of && t->member_of->is_cancelled()) ||
                                         t->team->cancel_parallel.load(std::memory_order_relaxed));
-  if (!cancelled) t->fn(t->arg);
+  if (!cancelled) {
+    if (t->affinity_node >= 0 || t->affinity_thread >= 0) {
+      const auto start = std::chrono::steady_clock::now();
+      t->fn(t->arg);
+      note_affine_run(*t->team, std::chrono::steady_clock::now() - start);
+    } else {
+      t->fn(t->arg);
+    }
+  }
   ts.task = prev;
   if (t->completion_left.fetch_sub(1, std::memory_order_acq_rel) == 1) finish(&ts, t);
 }

@@ -140,6 +140,10 @@ struct TaskQueue {
   std::vector<int> slot_node;
   std::vector<char> node_present;
   alignas(64) std::atomic<int> affine_count{0};
+  // How long tasks with an affinity run (a moving average, ns): loose
+  // affinity lets a thread take another node's task only after it has been
+  // idle for twice that (tasks.cpp, find_affine).
+  std::atomic<std::int64_t> affine_run_ns{0};
 };
 
 // TaskSpec::flags bits (GCC's GOMP_TASK_FLAG_* values; the kmp layer converts libomp's).
