@@ -104,6 +104,8 @@ void bind_slot0_thread(RuntimeCore* rt) {
 
 }  // namespace
 
+RuntimeCore::~RuntimeCore() = default;
+
 int num_workers(const RuntimeCore* rt) { return rt->num_workers; }
 
 Worker* mail_target(Worker* w, int index) {

@@ -63,6 +63,12 @@ struct alignas(64) BubbleDomain {
 };
 
 struct RuntimeCore {
+  // Out of line (runtime.cpp) and hidden: the public worker.hpp declares
+  // RuntimeCore, so its implicit destructor, emitted out of line once the
+  // members grew, became an export of libcanopy.so (tests/install checks).
+  RuntimeCore() = default;
+  __attribute__((visibility("hidden"))) ~RuntimeCore();
+
   RuntimeOptions options;
   // The machine the workers were placed on, and (made on first use by
   // automatic affinity, under affinity_mutex) that machine restricted to
