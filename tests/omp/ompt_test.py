@@ -15,7 +15,10 @@ import os
 import subprocess
 import sys
 
+from sanitizer_env import with_sanitizer  # tests/omp: the script's own directory
+
 THREADS = 3
+
 
 
 def fail(msg):
@@ -31,7 +34,7 @@ def run(program, env_extra, libdir, reference):
     else:
         env["LD_LIBRARY_PATH"] = libdir
     env.update(env_extra)
-    p = subprocess.run([program], env=env, capture_output=True, text=True, timeout=120)
+    p = subprocess.run([program], env=with_sanitizer(env), capture_output=True, text=True, timeout=120)
     if p.returncode != 0:
         fail(f"{program} ({env_extra}) exited {p.returncode}: {p.stdout}{p.stderr}")
     want, got = None, None
@@ -74,7 +77,7 @@ def consistency(tool, libdir, programs):
     env = dict(os.environ, LD_LIBRARY_PATH=libdir, OMP_NUM_THREADS="4", OMP_CANCELLATION="true",
                OMP_MAX_TASK_PRIORITY="9", OMP_TOOL_LIBRARIES=tool)
     for program in programs:
-        p = subprocess.run([program], env=env, capture_output=True, text=True, timeout=300)
+        p = subprocess.run([program], env=with_sanitizer(dict(env)), capture_output=True, text=True, timeout=300)
         line = next((l for l in p.stdout.splitlines() if l.startswith("ompt:")), None)
         if p.returncode != 0 or line is None or line.startswith("ompt: FAIL"):
             fail(f"{program} with the tool: exit {p.returncode}, {line!r}\n{p.stderr[-2000:]}")

@@ -15,10 +15,7 @@ import os
 import subprocess
 import sys
 
-
-# A sanitizer build's runtime needs the sanitizer's runtime loaded first
-# (the test's CMake passes its path; empty otherwise).
-SANITIZER = os.environ.get("CANOPY_TEST_SANITIZER_PRELOAD", "")
+from sanitizer_env import with_sanitizer  # tests/omp: the script's own directory
 
 
 def run(program, **env):
@@ -26,8 +23,7 @@ def run(program, **env):
     e.pop("LD_LIBRARY_PATH", None)
     e.pop("LD_PRELOAD", None)
     e.update(env)
-    if SANITIZER:
-        e["LD_PRELOAD"] = " ".join(p for p in (SANITIZER, e.get("LD_PRELOAD", "")) if p)
+    with_sanitizer(e)
     e.setdefault("OMP_NUM_THREADS", "2")
     return subprocess.run([program], env=e, capture_output=True, text=True, timeout=60)
 

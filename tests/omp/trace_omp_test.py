@@ -15,7 +15,10 @@ import shutil
 import subprocess
 import sys
 
+from sanitizer_env import with_sanitizer  # tests/omp: the script's own directory
+
 THREADS = 3
+
 
 
 def fail(msg):
@@ -60,7 +63,7 @@ def format_violation(doc):
 def run(program, env_extra, libdir):
     env = dict(os.environ, LD_LIBRARY_PATH=libdir, OMP_NUM_THREADS=str(THREADS))
     env.update(env_extra)
-    p = subprocess.run([program], env=env, capture_output=True, text=True, timeout=120)
+    p = subprocess.run([program], env=with_sanitizer(env), capture_output=True, text=True, timeout=120)
     if p.returncode != 0:
         fail(f"{program} exited {p.returncode}: {p.stdout}{p.stderr}")
     counts = dict(kv.split("=") for kv in p.stdout.split()[2:])
@@ -178,7 +181,7 @@ def main():
         fail("CANOPY_TRACE_EVENTS=park recorded OpenMP spans")
     # A bad variable stops the program with a message naming it.
     env = dict(os.environ, LD_LIBRARY_PATH=libdir, CANOPY_TRACE=path2, CANOPY_TRACE_FORMAT="xml")
-    p = subprocess.run([program], env=env, capture_output=True, text=True, timeout=60)
+    p = subprocess.run([program], env=with_sanitizer(env), capture_output=True, text=True, timeout=60)
     if p.returncode == 0 or "CANOPY_TRACE_FORMAT='xml'" not in p.stderr:
         fail(f"CANOPY_TRACE_FORMAT=xml: exit {p.returncode}, stderr {p.stderr!r}")
     shutil.rmtree(work, ignore_errors=True)
