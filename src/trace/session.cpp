@@ -469,9 +469,7 @@ void stop_at_exit() {
 }
 
 // CANOPY_TRACE and its companions, looked at once (the first runtime).
-void start_from_env(State& st) {
-  if (st.env_done) return;
-  st.env_done = true;
+void start_from_env_once(State& st) {
   const char* path = env("CANOPY_TRACE");
   const char* fmt_v = env("CANOPY_TRACE_FORMAT");
   const char* events = env("CANOPY_TRACE_EVENTS");
@@ -486,19 +484,26 @@ void start_from_env(State& st) {
   std::atexit(stop_at_exit);
 }
 
+// The CANOPY_TRACE variables, read by the first runtime or group that
+// registers; a bad value is that one's error, and the next one reports it
+// again (env_done stays false).
+void start_from_env(State& st) {
+  if (st.env_done) return;
+  st.env_done = true;
+  try {
+    start_from_env_once(st);
+  } catch (...) {
+    st.env_done = false;
+    throw;
+  }
+}
+
 }  // namespace
 
 void trace_attach(RuntimeCore* rt) {
   State& st = state();
   std::lock_guard<std::mutex> lock(st.mutex);
-  if (!st.env_done) {
-    try {
-      start_from_env(st);
-    } catch (...) {
-      st.env_done = false;  // the next runtime reports it again
-      throw;
-    }
-  }
+  start_from_env(st);
   auto e = std::make_unique<RuntimeEntry>();
   e->rt = rt;
   e->id = st.next_id++;
@@ -509,14 +514,7 @@ void trace_attach(RuntimeCore* rt) {
 int trace_register_group(const char* name) {
   State& st = state();
   std::lock_guard<std::mutex> lock(st.mutex);
-  if (!st.env_done) {
-    try {
-      start_from_env(st);
-    } catch (...) {
-      st.env_done = false;
-      throw;
-    }
-  }
+  start_from_env(st);
   const int id = st.next_id++;
   st.group_names[id] = name;
   return id;

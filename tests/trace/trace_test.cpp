@@ -28,6 +28,7 @@
 #include "canopy/runtime.hpp"
 #include "canopy/taskgraph.hpp"
 #include "canopy/topology.hpp"
+#include "diamond.hpp"
 #include "canopy/trace.hpp"
 #include "canopy_runtime.h"
 #include "counters/run_counters.hpp"
@@ -110,39 +111,7 @@ std::vector<json> events(const json& doc, const std::string& ph, const std::stri
 
 double end_of(const json& e) { return e["ts"].get<double>() + e["dur"].get<double>(); }
 
-// ---- the known programs ----
-
-// Waits until all three tasks are submitted, so that Combine depends on
-// both producers (and is made ready by the release of the last one).
-std::atomic<bool> go{false};
-struct Produce {
-  canopy::Data out;
-  void operator()() const {
-    while (!go.load()) std::this_thread::yield();
-    static_cast<volatile char*>(canopy::data_ptr(out))[0] = 1;
-  }
-};
-struct Combine {
-  canopy::Data a, b, out;
-  void operator()() const {
-    static_cast<volatile char*>(canopy::data_ptr(out))[0] = static_cast<char>(
-        static_cast<char*>(canopy::data_ptr(a))[0] + static_cast<char*>(canopy::data_ptr(b))[0]);
-  }
-};
-
-// Two producers, then a task reading both.
-void diamond(canopy::Runtime& rt) {
-  go.store(false);
-  canopy::Data a = canopy::data_allocate(4096), b = canopy::data_allocate(4096), c = canopy::data_allocate(4096);
-  canopy::submit(rt, {canopy::write(a)}, Produce{a});
-  canopy::submit(rt, {canopy::write(b)}, Produce{b});
-  canopy::submit(rt, {canopy::read(a), canopy::read(b), canopy::write(c)}, Combine{a, b, c});
-  go.store(true);
-  canopy::wait_all(rt);
-  canopy::data_free(a);
-  canopy::data_free(b);
-  canopy::data_free(c);
-}
+// ---- the known programs: diamond.hpp ----
 
 TEST(Trace, DataflowDiamondOnTwoWorkers) {
   const fs::path dir = temp_dir("diamond");

@@ -6,31 +6,13 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
-#include <thread>
 
-#include "canopy/data.hpp"
 #include "canopy/dataflow.hpp"
 #include "canopy/error.hpp"
 #include "canopy/runtime.hpp"
+#include "../diamond.hpp"
 
 namespace {
-// Waits until all three tasks are submitted, so that Combine depends on
-// both producers (and is made ready by the release of the last one).
-std::atomic<bool> go{false};
-struct Produce {
-  canopy::Data out;
-  void operator()() const {
-    while (!go.load()) std::this_thread::yield();
-    static_cast<volatile char*>(canopy::data_ptr(out))[0] = 1;
-  }
-};
-struct Combine {
-  canopy::Data a, b, out;
-  void operator()() const {
-    static_cast<volatile char*>(canopy::data_ptr(out))[0] =
-        static_cast<char>(static_cast<char*>(canopy::data_ptr(a))[0] + static_cast<char*>(canopy::data_ptr(b))[0]);
-  }
-};
 std::atomic<int> sum{0};
 }  // namespace
 
@@ -40,12 +22,7 @@ int main() {
     o.num_threads = 2;
     o.bind = canopy::BindMode::None;
     canopy::Runtime rt(o);
-    canopy::Data a = canopy::data_allocate(4096), b = canopy::data_allocate(4096), c = canopy::data_allocate(4096);
-    canopy::submit(rt, {canopy::write(a)}, Produce{a});
-    canopy::submit(rt, {canopy::write(b)}, Produce{b});
-    canopy::submit(rt, {canopy::read(a), canopy::read(b), canopy::write(c)}, Combine{a, b, c});
-    go.store(true);
-    canopy::wait_all(rt);
+    diamond(rt);
     canopy::TaskGroup g(rt);
     // Each group task works 150 us: the tasks fill a visible part of the
     // timeline (svg_picture_test.py looks for their boxes in an 800-pixel
@@ -58,9 +35,6 @@ int main() {
         sum.fetch_add(1, std::memory_order_relaxed);
       });
     g.wait();
-    canopy::data_free(a);
-    canopy::data_free(b);
-    canopy::data_free(c);
   } catch (const canopy::Error& e) {
     std::fprintf(stderr, "trace_app: %s\n", e.what());
     return 2;
