@@ -362,17 +362,21 @@ def report_kmp(results, args):
     for (b, _, _) in results:
         if b.startswith("epcc-") and b not in constructs:
             constructs.append(b)
+    def each_bar(name, t, r):
+        """The 1-2 thread bar of one item (recorded for the geometric mean); None elsewhere."""
+        if r is None or t > 2:
+            return None
+        small.setdefault(t, []).append((name, r))
+        return r <= KMP_EACH_BAR
+
     rows = []
     for c in constructs:
         for t in args.threads:
             lv, cv, r = kmp_row(results, c, t)
             if lv is None and cv is None:
                 continue
-            bar = None
-            if r is not None and t <= 2:
-                small.setdefault(t, []).append((c[5:], r))
-                bar = r <= KMP_EACH_BAR
-            elif r is not None and t >= 8 and c[5:] in EPCC_TEAM_BAR:
+            bar = each_bar(c[5:], t, r)
+            if r is not None and t >= 8 and c[5:] in EPCC_TEAM_BAR:
                 team.append((c[5:], t, r))
                 bar = r <= KMP_TEAM_BAR
             rows.append([c[5:], t, fmt(lv, 1e6), fmt(cv, 1e6), "-" if r is None else f"{r:.2f}x", yes_no(bar)])
@@ -385,10 +389,7 @@ def report_kmp(results, args):
             lv, cv, r = kmp_row(results, p, t)
             if lv is None and cv is None:
                 continue
-            bar = None
-            if r is not None and t <= 2:
-                small.setdefault(t, []).append((p, r))
-                bar = r <= KMP_EACH_BAR
+            bar = each_bar(p, t, r)
             rows.append([p, t, fmt(lv, 1e3), fmt(cv, 1e3), "-" if r is None else f"{r:.2f}x", yes_no(bar)])
     table(f"clang-compiled task programs, ms per run (ratio: canopy / libomp; bar: <= {KMP_EACH_BAR}x at 1-2 threads)",
           ["program", "threads", "libomp ms", "canopy ms", "ratio", "bar met"], rows, args.markdown)
