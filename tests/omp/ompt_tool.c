@@ -125,9 +125,11 @@ static void on_task_schedule(ompt_data_t* prior, ompt_task_status_t status, ompt
   } else if (EXPLICIT(next) && STATE(next) == 3) {
     fail("a completed task switched to");
   }
-  /* A detached task completes when its event is fulfilled after its body. */
-  if (EXPLICIT(prior) && STATE(prior) == 2 &&
-      (status == ompt_task_complete || status == ompt_task_cancel || status == ompt_task_late_fulfill)) {
+  /* A detached task completes when its event is fulfilled after its body.
+     The status is tested first: an early fulfill comes from another thread
+     while the task may be starting, so its data must not be read then. */
+  if ((status == ompt_task_complete || status == ompt_task_cancel || status == ompt_task_late_fulfill) &&
+      EXPLICIT(prior) && STATE(prior) == 2) {
     prior->value += 1;
     atomic_fetch_add(&tasks_completed, 1);
   }

@@ -163,7 +163,14 @@ void obs_task_done(Task* t, ompt_task_status_t status, Task* prior) noexcept {
     ompt::cb.task_schedule(&t->ompt_task, status, prior ? &prior->ompt_task : nullptr);
 }
 
-void obs_task_fulfilled(Task* t, bool late) noexcept {
+ompt_task_status_t obs_body_end_status(Task* t) noexcept {
+  // completion_left 1: no event, or it was fulfilled (and reported early).
+  if (t->completion_left.load(std::memory_order_acquire) == 1) return ompt_task_complete;
+  return t->detach_half_reported.exchange(true, std::memory_order_acq_rel) ? ompt_task_complete : ompt_task_detach;
+}
+
+void obs_task_fulfilled(Task* t) noexcept {
+  const bool late = t->detach_half_reported.exchange(true, std::memory_order_acq_rel);
   if (tool() && ompt::cb.task_schedule)
     ompt::cb.task_schedule(&t->ompt_task, late ? ompt_task_late_fulfill : ompt_task_early_fulfill, nullptr);
 }

@@ -62,9 +62,15 @@ void obs_dependences(Task* t, const void* const* addrs, const bool* out, int n) 
 // (status: ompt_task_complete, _detach or _cancel).
 void obs_task_switch(Task* prior, Task* next) noexcept;
 void obs_task_done(Task* t, ompt_task_status_t status, Task* prior) noexcept;
+// The status a task's body end reports: ompt_task_detach while its event is
+// pending, else ompt_task_complete. Called before the body's share of
+// completion_left is released (the task is alive throughout).
+ompt_task_status_t obs_body_end_status(Task* t) noexcept;
 // A detached task's event is fulfilled, after its body ended (late) or
-// before (early; its body's end then reports it complete).
-void obs_task_fulfilled(Task* t, bool late) noexcept;
+// before (early; its body's end then reports it complete). Of the two racing
+// reports exactly one says the task is complete: both go through
+// detach_half_reported.
+void obs_task_fulfilled(Task* t) noexcept;
 // A worker's OS thread ends (omp_pause_resource, or the tool's finalize).
 void obs_thread_end(ThreadState& ts) noexcept;
 

@@ -313,11 +313,7 @@ void execute(ThreadState& ts, Task* t) {
     t->fn(t->arg);
     obs_span(ts, detail::kOmpTask, t0, code_of(t->fn, t->arg));
   }
-  obs_task_done(t,
-                cancelled                                                   ? ompt_task_cancel
-                : t->completion_left.load(std::memory_order_acquire) > 1 ? ompt_task_detach
-                                                                            : ompt_task_complete,
-                prev);
+  obs_task_done(t, cancelled ? ompt_task_cancel : obs_body_end_status(t), prev);
   ts.task = prev;
   if (t->completion_left.fetch_sub(1, std::memory_order_acq_rel) == 1) finish(&ts, t);
 }
@@ -746,8 +742,7 @@ void task_begin_inline(Task* t) {
 void task_end_inline(Task* t) {
   ThreadState& ts = this_thread();
   if (observed(ts)) [[unlikely]]
-    obs_task_done(t, t->completion_left.load(std::memory_order_acquire) > 1 ? ompt_task_detach : ompt_task_complete,
-                  t->parent);
+    obs_task_done(t, obs_body_end_status(t), t->parent);
   ts.task = t->parent;
   if (t->completion_left.fetch_sub(1, std::memory_order_acq_rel) == 1) {
     finish(&ts, t);
@@ -825,8 +820,7 @@ void fulfill_event(void* event) {
   if (!t) fatal("omp_fulfill_event: null event handle");
   // An OMPT tool hears whether the body had ended (late) or not (early);
   // the calling thread may be outside OpenMP, so the test is the tool's flag.
-  if (ompt::active.load(std::memory_order_relaxed)) [[unlikely]]
-    obs_task_fulfilled(t, t->completion_left.load(std::memory_order_acquire) == 1);
+  if (ompt::active.load(std::memory_order_relaxed)) [[unlikely]] obs_task_fulfilled(t);
   // Readied successors go to the team's shared queue: this thread may be
   // running anything, anywhere (the wait rule's invariant on deques).
   if (t->completion_left.fetch_sub(1, std::memory_order_acq_rel) == 1) finish(nullptr, t);

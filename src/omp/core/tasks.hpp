@@ -100,6 +100,9 @@ struct Task {
   DepNode* dep = nullptr;          // only with depend clauses
   ChildDeps* child_deps = nullptr; // only once a child had depend clauses
   ompt_data_t ompt_task{};         // the OMPT tool's data for this task
+  // A detached task's body end and omp_fulfill_event race: whichever sets
+  // this first tells an OMPT tool the task is not complete yet (observe.cpp).
+  std::atomic<bool> detach_half_reported{false};
   bool final_task = false;
   bool implicit = false;
   bool undeferred = false;         // run by its creator: never queued
