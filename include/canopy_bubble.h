@@ -5,7 +5,7 @@
  *   // inside canopy_runtime_run(rt, body, arg):
  *   canopy_bubble_t* all;
  *   canopy_bubble_create(&all, rt, NULL);
- *   canopy_bubble_options_t zone[2] = {{40.0, NULL, 0}, {10.0, NULL, 0}};
+ *   canopy_bubble_options_t zone[2] = {{40.0, NULL, 0, 0}, {10.0, NULL, 0, 0}};
  *   canopy_bubble_t* z[2];
  *   canopy_bubble_split(all, zone, 2, z);
  *   canopy_bubble_spawn(z[0], work, &a);      // runs in z[0]'s subtree
@@ -34,6 +34,7 @@ typedef struct canopy_bubble_options {
   double work;               /* expected work, relative to the siblings'; 0 = unknown */
   const canopy_data_t* data; /* handles the group works on (may be NULL when num_data is 0) */
   size_t num_data;
+  double passes;             /* times its tasks go over the data in this phase (memory scheduler); 0 = once */
 } canopy_bubble_options_t;
 
 /* A top-level bubble over the whole runtime (options may be NULL). */

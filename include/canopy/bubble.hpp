@@ -18,6 +18,7 @@
 // same cost; the others queue their tasks on the bubble, and the bubble on
 // its subtree (docs/groups-memory.md).
 #pragma once
+#include <cstdint>
 #include <memory>
 #include <type_traits>
 #include <vector>
@@ -32,10 +33,36 @@ struct BubbleOptions {
   // Expected work of the group, in any unit: only its ratio to its siblings'
   // counts. 0 = unknown (counted as the mean of its known siblings).
   double work = 0;
-  // Data the group works on (kept with the group; the memory scheduler's
-  // input, docs/groups-memory.md).
+  // Data the group works on: when split() places a level where a group has
+  // some, the memory scheduler moves the group to the node holding most of
+  // its bytes (among the places its level got by expected work) and
+  // migrates a handle still elsewhere when that costs less than reading it
+  // remotely (docs/groups-memory.md, "The memory scheduler").
   std::vector<Data> data;
+  // How many times the group's tasks go over its attached bytes in this
+  // phase (the model weighs remote reads by it); 0 = once.
+  double passes = 0;
 };
+
+// What the memory scheduler did since the process started (CANOPY_STATS
+// prints it). Bytes count the touched pages of attached handles, once per
+// group they are attached to, at each phase (each split with data).
+struct MemorySchedulerStats {
+  std::uint64_t phases = 0;             // splits that had attached data, on a runtime of several NUMA nodes
+  std::uint64_t groups = 0;             // groups those levels had
+  std::uint64_t groups_moved = 0;       // placed elsewhere than expected work alone put them (moved to their data)
+  std::uint64_t handles_migrated = 0;   // handles it migrated
+  std::uint64_t bytes_attached = 0;
+  std::uint64_t bytes_local_before = 0; // on the nodes of the place expected work alone gave each group
+  std::uint64_t bytes_local_after = 0;  // on the nodes of its final place, after the migrations
+  std::uint64_t bytes_migrated = 0;     // by the memory scheduler (also in data_stats())
+  std::uint64_t pages_migrated = 0;
+  std::uint64_t pages_not_moved = 0;    // pages it asked to move that the kernel left where they were
+  // The measured model (once the first phase measured it on this machine).
+  bool model_measured = false;
+  double migrate_fixed_ns = 0, migrate_ns_per_byte = 0, read_ns_per_byte = 0;
+};
+MemorySchedulerStats memory_scheduler_stats();
 
 namespace detail {
 struct BubbleCore;

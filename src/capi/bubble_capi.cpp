@@ -23,6 +23,8 @@ BubbleOptions options_from_c(const canopy_bubble_options_t* c) {
   BubbleOptions o;
   if (!c) return o;
   o.work = c->work;
+  if (!(c->passes >= 0)) fail(CANOPY_EINVAL, fmt::format("passes = {}: expected 0 or more", c->passes));
+  o.passes = c->passes;
   if (c->num_data > 0 && !c->data) fail(CANOPY_EINVAL, fmt::format("data is NULL with num_data = {}", c->num_data));
   for (size_t i = 0; i < c->num_data; ++i) o.data.push_back(Data{c->data[i].index, c->data[i].generation});
   return o;

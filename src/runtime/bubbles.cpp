@@ -36,6 +36,7 @@
 #include "canopy/error.hpp"
 #include "canopy/topology.hpp"
 #include "runtime/bubbles.hpp"
+#include "runtime/memsched.hpp"
 #include "runtime/runtime_core.hpp"
 
 namespace canopy {
@@ -303,6 +304,13 @@ std::vector<Bubble> Bubble::split(const std::vector<BubbleOptions>& children) {
   const double fill = nknown > 0 ? known / nknown : 1.0;
   double total = 0;
   for (double x : work) total += x > 0 ? x : fill;
+  // A phase of the memory scheduler (memsched.hpp): only when a child has
+  // data attached. The domains it picks carry the same work per worker.
+  if (std::any_of(children.begin(), children.end(), [](const BubbleOptions& o) { return !o.data.empty(); })) {
+    std::vector<double> filled;
+    for (double x : work) filled.push_back(x > 0 ? x : fill);
+    detail::memsched_phase(rt, children, filled, &where);
+  }
   std::vector<Bubble> out;
   out.reserve(children.size());
   for (std::size_t i = 0; i < children.size(); ++i) {

@@ -16,6 +16,7 @@
 
 #include "canopy/binding.hpp"
 #include "canopy/error.hpp"
+#include "canopy/bubble.hpp"
 #include "canopy/data.hpp"
 #include "canopy/runtime.hpp"
 #include "canopy/topology.hpp"
@@ -379,6 +380,22 @@ void Runtime::print_stats(std::ostream& out) const {
         "canopy stats: data: {} first-touch handle locations learned ({} kernel looks), {:.1f} MB migrated ({} "
         "pages), {} pages the kernel did not move\n",
         d.learned, d.looks, static_cast<double>(d.bytes_migrated) / 1e6, d.pages_migrated, d.pages_not_moved);
+  const MemorySchedulerStats m = memory_scheduler_stats();
+  if (m.phases > 0) {
+    auto share = [&](std::uint64_t x) {
+      return m.bytes_attached ? 100.0 * static_cast<double>(x) / static_cast<double>(m.bytes_attached) : 100.0;
+    };
+    out << fmt::format(
+        "canopy stats: memory scheduler: {} phases, {} groups ({} moved to their data), {:.1f}% -> {:.1f}% of "
+        "{:.1f} MB attached local, {:.1f} MB migrated ({} pages, {} handles), {} pages the kernel did not move\n",
+        m.phases, m.groups, m.groups_moved, share(m.bytes_local_before), share(m.bytes_local_after),
+        static_cast<double>(m.bytes_attached) / 1e6, static_cast<double>(m.bytes_migrated) / 1e6, m.pages_migrated,
+        m.handles_migrated, m.pages_not_moved);
+    if (m.model_measured)
+      out << fmt::format(
+          "canopy stats: memory scheduler model: migration {:.1f} us per call + {:.3f} ns/B, local read {:.3f} ns/B\n",
+          m.migrate_fixed_ns / 1e3, m.migrate_ns_per_byte, m.read_ns_per_byte);
+  }
   detail::print_run_counters(core_, out);
 }
 

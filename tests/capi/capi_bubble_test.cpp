@@ -24,7 +24,7 @@ void body(void* arg) {
   auto* b = static_cast<Body*>(arg);
   canopy_bubble_t* all = nullptr;
   ASSERT_EQ(canopy_bubble_create(&all, b->rt, nullptr), CANOPY_OK) << canopy_last_error();
-  canopy_bubble_options_t opts[2] = {{1.0, nullptr, 0}, {1.0, nullptr, 0}};
+  canopy_bubble_options_t opts[2] = {{1.0, nullptr, 0, 0}, {1.0, nullptr, 0, 0}};
   canopy_bubble_t* kids[2] = {nullptr, nullptr};
   ASSERT_EQ(canopy_bubble_split(all, opts, 2, kids), CANOPY_OK) << canopy_last_error();
   for (int i = 0; i < 50; ++i)
