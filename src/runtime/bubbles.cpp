@@ -113,6 +113,13 @@ BubbleCore* pop_bubble(RuntimeCore* rt, BubbleDomain& q, bool* busy) {
   return b;
 }
 
+// Whether worker w is on a NUMA node of domain d's workers.
+bool on_nodes_of(const RuntimeCore* rt, const Worker* w, int d) {
+  for (int x : rt->domains[d]->shape.workers)
+    if (rt->slots[x]->numa_node == w->numa_node) return true;
+  return false;
+}
+
 // One task of a held bubble (nullptr when another consumer... cannot
 // happen: the holder is the only consumer), then the release.
 AffineTask* take_one(RuntimeCore* rt, BubbleCore* b, bool* busy) {
@@ -212,6 +219,12 @@ AffineTask* steal_bubble(Worker* w, bool* busy, std::int64_t idle_ns, std::int64
         if (idle_ns < (queued >= 2 ? many_ns : one_ns)) continue;
         BubbleCore* b = pop_bubble(rt, q, busy);
         if (!b) continue;
+        // A group with attached data stays on its data's NUMA node (the
+        // memory scheduler put it there): a thief of another node puts it back.
+        if (!b->options.data.empty() && !on_nodes_of(rt, w, b->domain.load(std::memory_order_relaxed))) {
+          release(rt, b);
+          continue;
+        }
         // Moves to w's smallest domain holding the group's share.
         int to = mine.back();
         for (int d : mine)

@@ -6,10 +6,14 @@
 // Real migrations are checked in the NUMA VMs (tests/numa/check/memsched_checks.cpp).
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
+#include <thread>
 #include <vector>
 
 #include "canopy/bubble.hpp"
 #include "canopy/data.hpp"
+#include "canopy/runtime.hpp"
 #include "canopy/topology.hpp"
 #include "runtime/memsched.hpp"
 #include "test_util.hpp"
@@ -170,6 +174,50 @@ TEST(Memsched, SplitSendsEachGroupToItsDataNode) {
   EXPECT_EQ(after.bytes_local_after - before.bytes_local_after, 4u << 16);
   EXPECT_EQ(after.bytes_migrated, before.bytes_migrated);
   for (Data x : d) data_free(x);
+}
+
+TEST(Memsched, AGroupWithDataIsNotTakenWholeByAnotherNode) {
+  // As Bubble.AnIdleSubtreeTakesWholeGroups (node 0 busy, node 1 idle, two
+  // groups on node 0), but the groups carry data: node 1 leaves them alone
+  // (they would run away from their data), and once node 0 is free every
+  // task runs there.
+  Runtime rt(canopy_test::options(4), Topology::from_synthetic("numa:2 core:2 pu:1"));
+  Data d = data_allocate(1 << 16);
+  detail::data_set_location_for_testing(d, {1 << 16, 0});
+  constexpr int kTasks = 20;
+  std::atomic<bool> blocker_running{false}, release{false};
+  std::atomic<int> done{0}, on_node1{0};
+  std::uint64_t taken = 0;
+  rt.run([&] {
+    TaskGroup block;
+    block.spawn(Affinity::worker(1, true), [&] {
+      blocker_running = true;
+      while (!release.load()) std::this_thread::yield();
+    });
+    while (!blocker_running.load()) std::this_thread::yield();
+    Bubble all(rt);
+    std::vector<Bubble> g = all.split({{.work = 1, .data = {d}}, {.work = 1, .data = {d}}});
+    for (Bubble& b : g) detail::bubble_attach_for_testing(b, {0, 1});
+    for (int i = 0; i < kTasks; ++i)
+      for (Bubble& b : g)
+        b.spawn([&] {
+          if (Runtime::this_worker_index() >= 2) on_node1.fetch_add(1);
+          done.fetch_add(1);
+        });
+    // Node 1 idles far longer than the 200 us after which it would take them.
+    std::this_thread::sleep_for(std::chrono::milliseconds(30));
+    EXPECT_EQ(done.load(), 0);
+    release = true;
+    for (Bubble& b : g) {
+      b.wait();
+      taken += b.times_taken();
+    }
+    block.wait();
+  });
+  EXPECT_EQ(done.load(), 2 * kTasks);
+  EXPECT_EQ(on_node1.load(), 0);
+  EXPECT_EQ(taken, 0u);
+  data_free(d);
 }
 
 }  // namespace
