@@ -1,8 +1,9 @@
 // The memory scheduler's measured costs (migration_cost.hpp). Moving pages:
 // move_pages(2) of 16 pages and of 512 other pages from this thread's node
-// to the next one, each timed, then back (the lower time of the two ways):
+// to the next one, each timed, then back, twice (the least time of each):
 // the slope is the cost per byte, what is left at 16 pages the fixed cost
-// of a call. Reading: a sum over 8 MiB of this thread's node, the second of
+// of a call (no slope under noise: the big move's time per byte, no fixed
+// cost). Reading: a sum over 8 MiB of this thread's node, the second of
 // two passes (the first faults the pages in). The scratch memory is mmap'd
 // here and never registered: these moves are not canopy's migrations and do
 // not count in data_stats().
@@ -65,14 +66,27 @@ MigrationCost measure() {
   }
   const int there_os = m.os_of_logical[static_cast<std::size_t>((here + 1) % m.num_nodes)];
   const int here_os = m.os_of_logical[static_cast<std::size_t>(here)];
-  const double s1 = timed_move(base, page, 0, kSmall, there_os);
-  const double b1 = timed_move(base, page, kSmall, kBig, there_os);
-  const double s2 = timed_move(base, page, 0, kSmall, here_os);
-  const double b2 = timed_move(base, page, kSmall, kBig, here_os);
+  // Two rounds there and back; the least time of each size (the others
+  // were slowed by something else).
+  double small = -1, big = -1;
+  bool ok = true;
+  for (int round = 0; round < 2 && ok; ++round)
+    for (int os : {there_os, here_os}) {
+      const double s = timed_move(base, page, 0, kSmall, os), b = timed_move(base, page, kSmall, kBig, os);
+      if (s < 0 || b < 0) {
+        ok = false;
+        break;
+      }
+      small = small < 0 ? s : std::min(small, s);
+      big = big < 0 ? b : std::min(big, b);
+    }
   munmap(mem, bytes);
-  if (s1 < 0 || b1 < 0 || s2 < 0 || b2 < 0) return c;
-  const double small = std::min(s1, s2), big = std::min(b1, b2);
+  if (!ok) return c;
   c.ns_per_byte = std::max(big - small, 0.0) / static_cast<double>((kBig - kSmall) * page);
+  if (c.ns_per_byte <= 0) {  // noise hid the slope: all of the big move's time per byte, no fixed cost
+    c.ns_per_byte = big / static_cast<double>(kBig * page);
+    small = 0;
+  }
   c.fixed_ns = std::max(small - c.ns_per_byte * static_cast<double>(kSmall * page), 0.0);
 
   constexpr std::size_t kRead = 8u << 20;

@@ -12,9 +12,10 @@ struct MigrationCost {
   double read_ns_per_byte = 0;    // per byte of a streaming read of local memory
 };
 
-// Measured at the first call (a few ms: 528 pages moved to the next node and
-// back, 8 MiB read twice), then the same answer. Never throws: a kernel that
-// refuses the test moves gives measured = false.
+// Measured at the first call (528 pages moved to the next node and back,
+// twice: a few ms on a real machine, ~0.2 s in a TCG VM; 8 MiB read
+// twice), then the same answer. Never throws: a kernel that refuses the
+// test moves gives measured = false.
 const MigrationCost& migration_cost();
 
 }  // namespace canopy::data_impl

@@ -179,9 +179,11 @@ void memsched_phase(RuntimeCore* rt, const std::vector<BubbleOptions>& children,
   }
   // Only the real machine's nodes can be migrated to (a synthetic runtime
   // topology may name more).
-  MemModel model = measured_model(rt);
+  // The costs are measured (once per process) only when some attached
+  // bytes stay off their group's node once the work has moved.
+  MemPlan plan = plan_memory(domain_nodes, groups, MemModel{});
+  if (plan.local_placed < plan.attached) plan = plan_memory(domain_nodes, groups, measured_model(rt));
   const int machine_nodes = data_num_nodes();
-  const MemPlan plan = plan_memory(domain_nodes, groups, model);
   *where = plan.domain;
   std::uint64_t local_after = plan.local_placed;
   std::vector<std::pair<Data, int>> done;  // a handle attached to several groups moves once

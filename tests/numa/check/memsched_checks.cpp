@@ -105,10 +105,7 @@ void twisted(const char* name, const int (&from_next)[3], int expect_moved_group
                after.pages_not_moved - before.pages_not_moved);
   const double share_before = 100.0 * static_cast<double>(after.bytes_local_before - before.bytes_local_before) /
                               static_cast<double>(after.bytes_attached - before.bytes_attached);
-  if (note.empty())
-    note = fmt::format("model: migration {:.0f} us + {:.2f} ns/B, read {:.2f} ns/B", after.migrate_fixed_ns / 1e3,
-                       after.migrate_ns_per_byte, after.read_ns_per_byte);
-  note += fmt::format("; {}: {} groups moved, {} KiB migrated, local {:.0f}% -> 100%", name, moved, migrated / 1024,
+  note += fmt::format("{}: {} groups moved, {} KiB migrated, local {:.0f}% -> 100%; ", name, moved, migrated / 1024,
                       share_before);
   for (auto& g : v)
     for (Data d : g) data_free(d);
@@ -121,6 +118,9 @@ CANOPY_NUMA_CHECK(memsched_twisted_stream_phases, 2) {
   twisted("Twisted-100", all_next, 1, 0);
   twisted("Twisted-66", two_next, 1, 1);
   twisted("one remote", one_next, 0, 1);
-  numa_note(note);
+  const MemorySchedulerStats m = memory_scheduler_stats();
+  numa_require(m.model_measured, "the cost model was never measured (Twisted-66 needs it)");
+  numa_note(note + fmt::format("model: migration {:.0f} us + {:.2f} ns/B, read {:.2f} ns/B", m.migrate_fixed_ns / 1e3,
+                               m.migrate_ns_per_byte, m.read_ns_per_byte));
   note.clear();
 }
