@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # bench/omp/callgrind_kmp.sh: instructions per one-thread parallel region,
-# per barrier and per task of a clang-compiled program (kmp_overhead.c), on canopy's
+# per barrier, per task, per static and dynamic loop (nowait) and per single
+# of a clang-compiled program (kmp_overhead.c), on canopy's
 # runtime and on the system libomp, counted by callgrind (stable on a noisy
 # machine): each count is (instructions at 2N - instructions at N) / N.
 #
@@ -20,10 +21,9 @@ count() {  # runtime what n
     sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
 }
 n=1000
-printf '%-8s %18s %12s %12s\n' runtime "parallel region" barrier task
+per() { echo $((($(count "$1" "$2" $((2 * n))) - $(count "$1" "$2" $n)) / n)); }
+printf '%-8s %18s %12s %12s %12s %12s %12s\n' runtime "parallel region" barrier task "static for" "dynamic for" single
 for rt in canopy libomp; do
-  p=$((($(count $rt 0 $((2 * n))) - $(count $rt 0 $n)) / n))
-  b=$((($(count $rt 1 $((2 * n))) - $(count $rt 1 $n)) / n))
-  t=$((($(count $rt 2 $((2 * n))) - $(count $rt 2 $n)) / n))
-  printf '%-8s %18d %12d %12d\n' "$rt" "$p" "$b" "$t"
+  printf '%-8s %18d %12d %12d %12d %12d %12d\n' "$rt" "$(per $rt 0)" "$(per $rt 1)" "$(per $rt 2)" "$(per $rt 3)" \
+    "$(per $rt 4)" "$(per $rt 5)"
 done

@@ -60,6 +60,8 @@ def check(want, got, how):
         "tasks": want["tasks"], "completed": want["tasks"], "deps_tasks": want["deps_tasks"],
         "dependences": want["dependences"], "taskwaits": want["taskwaits"], "taskgroups": want["taskgroups"],
         "inquiries": want["taskwaits"] + want["taskgroups"],
+        "loops": want["loops"], "sections": want["sections"], "single_executor": want["single_executor"],
+        "single_other": want["single_other"], "taskloops": want["taskloops"],
     }
     for k, v in expect.items():
         if got.get(k) != v:

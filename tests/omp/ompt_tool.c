@@ -10,7 +10,12 @@
    - sync regions and implicit tasks begin and end properly nested on each
      thread (a per-thread stack), waits inside their sync region;
    - ompt_get_thread_data, ompt_get_parallel_info and ompt_get_task_info
-     answer at a taskwait or taskgroup with the data the callbacks set. */
+     answer at a taskwait or taskgroup with the data the callbacks set;
+   - work-sharing constructs (loop, sections, single, taskloop) begin and
+     end properly nested on each thread, inside an implicit task, with the
+     data of that task and its region;
+   - ompt_set_callback says ompt_set_always for what it dispatches and
+     ompt_set_never for what the runtime does not have. */
 #include <omp-tools.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -27,7 +32,10 @@ static atomic_long threads_begun, threads_ended, initial_threads, worker_threads
 static atomic_long parallels_begun, parallels_ended, parallel_threads;
 static atomic_long implicit_begun, implicit_ended, initial_tasks;
 static atomic_long tasks_created, tasks_switched, tasks_completed, tasks_with_deps, dependences;
-static atomic_long barriers, taskwaits, taskgroups, join_barriers, waits, work_loops, inquiries_ok;
+static atomic_long barriers, taskwaits, taskgroups, join_barriers, waits, inquiries_ok;
+/* Work-sharing constructs begun, by ompt_work_t (ended ones: checked by the nesting). */
+#define WORK_KINDS 16
+static atomic_long work_begun[WORK_KINDS], work_ended[WORK_KINDS];
 static char failure[256];
 static atomic_int failed;
 
@@ -57,7 +65,7 @@ static void pop(int what, const char* name) {
   }
   --depth;
 }
-enum { kImplicit = 1, kSync = 100, kWait = 200 };
+enum { kImplicit = 1, kSync = 100, kWait = 200, kWork = 300 };
 
 /* Explicit tasks: value = id * 16 + 8 + state (1 created, 2 running, 3
    completed); implicit tasks id * 16. */
@@ -182,8 +190,27 @@ static void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t e
 }
 static void on_work(ompt_work_t type, ompt_scope_endpoint_t ep, ompt_data_t* parallel, ompt_data_t* task,
                     uint64_t count, const void* codeptr) {
-  (void)parallel, (void)task, (void)count, (void)codeptr;
-  if (type == ompt_work_loop && ep == ompt_scope_begin) atomic_fetch_add(&work_loops, 1);
+  (void)count, (void)codeptr;
+  if ((int)type <= 0 || (int)type >= WORK_KINDS) return fail("work: an unknown ompt_work_t");
+  if (ep == ompt_scope_begin) {
+    /* The task and region are the thread's current ones (by value: a
+       runtime may pass copies), the region an open one inside an implicit
+       task (an orphaned construct outside any: the initial task's). */
+    ompt_data_t *td = NULL, *pd = NULL;
+    if (get_task_info(0, NULL, &td, NULL, &pd, NULL) != 2 || !task || !parallel || td->value != task->value ||
+        pd->value != parallel->value)
+      fail("work: its task and region are not the thread's current ones");
+    int in_implicit = 0;
+    for (int i = 0; i < depth; ++i) in_implicit |= stack[i] == kImplicit;
+    if (in_implicit && (parallel->value & 1) == 0) fail("work of a region that is not open");
+    atomic_fetch_add(&work_begun[type], 1);
+    push(kWork + (int)type);
+  } else {
+    atomic_fetch_add(&work_ended[type], 1);
+    char name[32];
+    snprintf(name, sizeof name, "work %d", (int)type);
+    pop(kWork + (int)type, name);
+  }
 }
 
 static int initialize(ompt_function_lookup_t lookup, int device, ompt_data_t* data) {
@@ -209,8 +236,11 @@ static int initialize(ompt_function_lookup_t lookup, int device, ompt_data_t* da
   REG(ompt_callback_dependences, on_dependences);
   REG(ompt_callback_sync_region, on_sync_region);
   REG(ompt_callback_sync_region_wait, on_sync_region_wait);
-  /* Not dispatched by canopy (set_callback says never); libomp does. */
-  set_callback(ompt_callback_work, (ompt_callback_t)on_work);
+  if (set_callback(ompt_callback_work, (ompt_callback_t)on_work) != ompt_set_always)
+    fail("ompt_set_callback(ompt_callback_work) is not ompt_set_always");
+  /* A host-only runtime has no target regions: it must say never. */
+  if (set_callback(ompt_callback_target, (ompt_callback_t)on_work) != ompt_set_never)
+    fail("ompt_set_callback(ompt_callback_target) is not ompt_set_never");
   return 1;
 }
 
@@ -221,18 +251,23 @@ static void finalize(ompt_data_t* data) {
   if (atomic_load(&tasks_created) != atomic_load(&tasks_switched) ||
       atomic_load(&tasks_created) != atomic_load(&tasks_completed))
     fail("tasks created, switched to and completed differ");
+  for (int k = 0; k < WORK_KINDS; ++k)
+    if (atomic_load(&work_begun[k]) != atomic_load(&work_ended[k])) fail("work begin/end counts differ");
   if (atomic_load(&failed)) {
     printf("ompt: FAIL %s\n", failure);
   } else {
     printf("ompt: threads_begun=%ld threads_ended=%ld initial_threads=%ld worker_threads=%ld parallel=%ld "
            "parallel_threads=%ld implicit=%ld initial_tasks=%ld tasks=%ld completed=%ld inquiries=%ld deps_tasks=%ld "
-           "dependences=%ld barriers=%ld join_barriers=%ld taskwaits=%ld taskgroups=%ld waits=%ld loops=%ld\n",
+           "dependences=%ld barriers=%ld join_barriers=%ld taskwaits=%ld taskgroups=%ld waits=%ld loops=%ld sections=%ld single_executor=%ld single_other=%ld "
+           "taskloops=%ld\n",
            atomic_load(&threads_begun), atomic_load(&threads_ended), atomic_load(&initial_threads),
            atomic_load(&worker_threads), atomic_load(&parallels_begun), atomic_load(&parallel_threads),
            atomic_load(&implicit_begun), atomic_load(&initial_tasks), atomic_load(&tasks_created),
            atomic_load(&tasks_completed), atomic_load(&inquiries_ok), atomic_load(&tasks_with_deps),
            atomic_load(&dependences), atomic_load(&barriers), atomic_load(&join_barriers), atomic_load(&taskwaits),
-           atomic_load(&taskgroups), atomic_load(&waits), atomic_load(&work_loops));
+           atomic_load(&taskgroups), atomic_load(&waits), atomic_load(&work_begun[ompt_work_loop]),
+           atomic_load(&work_begun[ompt_work_sections]), atomic_load(&work_begun[ompt_work_single_executor]),
+           atomic_load(&work_begun[ompt_work_single_other]), atomic_load(&work_begun[ompt_work_taskloop]));
   }
   fflush(stdout);
 }

@@ -128,7 +128,7 @@ def main():
     # Explicit tasks are named by their function.
     for e in of("task"):
         label = e["name"]
-        ok = (label.startswith("make_tasks._omp_fn.") or label.startswith("make_dep_tasks._omp_fn.")
+        ok = (label.startswith(("make_tasks._omp_fn.", "make_dep_tasks._omp_fn.", "make_taskloop._omp_fn."))
               if compiler == "gcc" else "omp_task_entry" in label)
         if not ok or e["cat"] != "task,omp":
             fail(f"task labelled '{label}' ({e['cat']}), expected its {compiler} function")

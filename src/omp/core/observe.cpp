@@ -129,6 +129,16 @@ void obs_sync_end(ThreadState&, ompt_sync_region_t kind, ompt_data_t* parallel, 
   if (ompt::cb.sync_region) ompt::cb.sync_region(kind, ompt_scope_end, parallel, task, codeptr);
 }
 
+void obs_work(const ThreadState& ts, int kind, ompt_scope_endpoint_t ep, std::uint64_t count) noexcept {
+  if (kind == 0 || !tool() || !ompt::cb.work || !ts.team || !ts.task) return;
+  ompt::cb.work(static_cast<ompt_work_t>(kind), ep, &ts.team->ompt_parallel, &ts.task->ompt_task, count, nullptr);
+}
+
+void obs_single_start(const ThreadState& ts, bool executor) noexcept {
+  obs_work(ts, executor ? ompt_work_single_executor : ompt_work_single_other, ompt_scope_begin, 1);
+  if (!executor) obs_work(ts, ompt_work_single_other, ompt_scope_end, 1);
+}
+
 void obs_task_create(ThreadState& ts, Task* t, int flags, bool has_deps, const void* codeptr) noexcept {
   if (tool() && ompt::cb.task_create)
     ompt::cb.task_create(&ts.task->ompt_task, ompt::no_frame(), &t->ompt_task, flags, has_deps ? 1 : 0, codeptr);

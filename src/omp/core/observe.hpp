@@ -17,6 +17,18 @@ inline bool observed(const ThreadState& ts) noexcept {
   return ts.observe.word.load(std::memory_order_relaxed) != 0;
 }
 
+// The calling thread's state (runtime.cpp; constinit: read inline, without
+// a call to a TLS wrapper).
+extern __attribute__((tls_model("initial-exec"), visibility("hidden"))) constinit thread_local ThreadState* tls_thread;
+
+// The calling thread's state if it is observed, else null: for event sites
+// with no ThreadState at hand (a TLS read, no call; a thread not yet in
+// OpenMP is not observed).
+inline ThreadState* observed_thread() noexcept {
+  ThreadState* ts = tls_thread;
+  return ts && observed(*ts) ? ts : nullptr;
+}
+
 // At the runtime's start (make_runtime): the trace group of the OpenMP
 // threads (reads CANOPY_TRACE*; a bad value stops the program).
 void observe_init();
@@ -54,6 +66,12 @@ void obs_sync_begin(ThreadState& ts, ompt_sync_region_t kind, ompt_data_t* paral
                     const void* codeptr = nullptr) noexcept;
 void obs_sync_end(ThreadState& ts, ompt_sync_region_t kind, ompt_data_t* parallel, ompt_data_t* task,
                   const void* codeptr = nullptr) noexcept;
+// A work-sharing construct (kind: an ompt_work_t; 0 reports nothing) the
+// thread enters (begin) or leaves (end); count: its iterations, sections or 1.
+void obs_work(const ThreadState& ts, int kind, ompt_scope_endpoint_t ep, std::uint64_t count) noexcept;
+// A thread reaches a single: the executor's work begins (single_end ends
+// it), the others' begins and ends at once.
+void obs_single_start(const ThreadState& ts, bool executor) noexcept;
 // An explicit task is created (flags: OMPT's ompt_task_flag_t bits).
 void obs_task_create(ThreadState& ts, Task* t, int flags, bool has_deps, const void* codeptr) noexcept;
 // Its dependences (addresses; out: written).

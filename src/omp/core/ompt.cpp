@@ -76,6 +76,7 @@ ompt_set_result_t set_callback(ompt_callbacks_t event, ompt_callback_t fn) {
     case ompt_callback_sync_region: return store(cb.sync_region, fn);
     case ompt_callback_sync_region_wait: return store(cb.sync_region_wait, fn);
     case ompt_callback_dependences: return store(cb.dependences, fn);
+    case ompt_callback_work: return store(cb.work, fn);
     default:
       break;
   }
@@ -96,6 +97,7 @@ int get_callback(ompt_callbacks_t event, ompt_callback_t* fn) {
     case ompt_callback_sync_region: f = reinterpret_cast<ompt_callback_t>(cb.sync_region); break;
     case ompt_callback_sync_region_wait: f = reinterpret_cast<ompt_callback_t>(cb.sync_region_wait); break;
     case ompt_callback_dependences: f = reinterpret_cast<ompt_callback_t>(cb.dependences); break;
+    case ompt_callback_work: f = reinterpret_cast<ompt_callback_t>(cb.work); break;
     default: break;
   }
   if (!f) return 0;

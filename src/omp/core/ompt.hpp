@@ -28,6 +28,7 @@ struct Callbacks {
   ompt_callback_sync_region_t sync_region = nullptr;
   ompt_callback_sync_region_t sync_region_wait = nullptr;
   ompt_callback_dependences_t dependences = nullptr;
+  ompt_callback_work_t work = nullptr;
 };
 
 // Set by start() before any thread is observed; cleared by finalize (the

@@ -83,7 +83,10 @@ Runtime* make_runtime() {
 // initial-exec: every entry point reads it, and the default model for a
 // shared library calls __tls_get_addr on each read (libgomp's own TLS is
 // initial-exec too).
-__attribute__((tls_model("initial-exec"))) thread_local ThreadState* tls_thread = nullptr;
+}  // namespace
+__attribute__((tls_model("initial-exec"), visibility("hidden"))) constinit thread_local ThreadState* tls_thread =
+    nullptr;  // observe.hpp
+namespace {
 
 void init_implicit_task(ThreadState& ts, const Icvs& icvs, Team* team) {
   if (!ts.implicit) ts.implicit = std::make_unique<Task>();

@@ -45,6 +45,7 @@ using PlaceList = std::vector<std::vector<int>>;
 struct LoopSpec {
   std::uint64_t count = 0;   // iterations
   int kind = 1;              // ScheduleKind (auto is static)
+  int work = ompt_work_loop;  // what an OMPT tool is told it is (0: nothing, doacross bookkeeping)
   std::uint64_t chunk = 0;   // 0: default
   bool ordered = false;
   std::uint64_t mem_size = 0;            // GOMP_loop_start's per-work-share memory (0: none)
@@ -64,6 +65,7 @@ struct WorkShare {
   std::uint64_t count = 0;
   std::uint64_t chunk = 1;
   int kind = 1;                         // ScheduleKind
+  int work = ompt_work_loop;            // LoopSpec::work, for the OMPT work events
   std::atomic<std::uint64_t> next{0};   // dynamic / guided hand-out position
   std::mutex handout;                   // ordered hand-out (position and sequence move together)
   std::uint64_t seq_handed = 0;

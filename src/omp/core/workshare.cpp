@@ -8,6 +8,7 @@
 #include <sched.h>
 
 #include "futex.hpp"
+#include "observe.hpp"
 #include "tasks.hpp"
 
 namespace canopy::omp {
@@ -94,6 +95,7 @@ WorkShare& loop_enter(const LoopSpec& spec) {
     if (spec.reductions) task_reduction_register(spec.reductions);
     s.count = spec.count;
     s.kind = spec.kind == 4 ? 1 : spec.kind;
+    s.work = spec.work;
     s.chunk = spec.chunk ? spec.chunk : (s.kind == 1 ? 0 : 1);
     s.next.store(0, std::memory_order_relaxed);
     s.seq_handed = 0;
@@ -114,6 +116,7 @@ WorkShare& loop_enter(const LoopSpec& spec) {
   ts.loop.ordered = spec.ordered;
   ts.loop.base = spec.base;
   ts.loop.step = spec.step;
+  if (observed(ts)) [[unlikely]] obs_work(ts, w.work, ompt_scope_begin, w.count);
   return w;
 }
 
@@ -185,6 +188,7 @@ void loop_leave() {
   if (!c.ws) return;
   pass_ordered_token(c);
   WorkShare* w = c.ws;
+  if (observed(ts)) [[unlikely]] obs_work(ts, w->work, ompt_scope_end, w->count);
   c = LoopCursor{};
   ws_leave(ts, *w);
 }
@@ -260,12 +264,20 @@ void scope_enter(std::uintptr_t* reductions) {
 // single is claimed by whoever moves the count from k-1 to k; a thread that
 // arrives at its k-th single finds the count at k-1 (nobody took it yet) or
 // at k or more (taken: any thread past it has claimed it or seen it claimed).
-bool single_start() {
-  ThreadState& ts = this_thread();
+namespace {
+bool claim_single(ThreadState& ts) {
   if (ts.team->nthreads == 1) return true;
   const long k = ++ts.single_count;
   long claimed = ts.team->singles_claimed.load(std::memory_order_relaxed);
   return claimed == k - 1 && ts.team->singles_claimed.compare_exchange_strong(claimed, k, std::memory_order_acq_rel);
+}
+}  // namespace
+
+bool single_start() {
+  ThreadState& ts = this_thread();
+  const bool mine = claim_single(ts);
+  if (observed(ts)) [[unlikely]] obs_single_start(ts, mine);
+  return mine;
 }
 
 void* single_copy_start() {
@@ -275,6 +287,7 @@ void* single_copy_start() {
 }
 
 void single_copy_end(void* data) {
+  single_end();
   this_thread().team->copyprivate = data;
   team_barrier();
 }

@@ -6,6 +6,7 @@
 #pragma once
 #include <cstdint>
 
+#include "observe.hpp"
 #include "runtime.hpp"
 
 namespace canopy::omp {
@@ -28,7 +29,13 @@ void doacross_wait(const std::uint64_t* idx);
 // (GOMP_workshare_task_reduction_unregister ends them).
 void scope_enter(std::uintptr_t* reductions);
 
+// single: true in the one thread that runs the block; single_end when it
+// leaves the block (the OMPT work event; GCC's ABI has no call there: its
+// GOMP_single_start ends the event at once, see gomp/sync.cpp).
 bool single_start();
+inline void single_end() {
+  if (ThreadState* ts = observed_thread()) [[unlikely]] obs_work(*ts, ompt_work_single_executor, ompt_scope_end, 1);
+}
 void* single_copy_start();
 void single_copy_end(void* data);
 

@@ -12,6 +12,7 @@ LoopSpec sections_spec(unsigned count) {
   s.count = count;
   s.kind = 2;
   s.chunk = 1;
+  s.work = ompt_work_sections;
   return s;
 }
 unsigned next_section() {

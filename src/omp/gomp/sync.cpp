@@ -42,7 +42,13 @@ CANOPY_GOMP void GOMP_critical_name_end(void** pptr) { named_mutex(pptr)->unlock
 CANOPY_GOMP void GOMP_atomic_start() { g_atomic.lock(); }
 CANOPY_GOMP void GOMP_atomic_end() { g_atomic.unlock(); }
 
-CANOPY_GOMP bool GOMP_single_start() { return single_start(); }
+// GCC calls nothing when the executor leaves the block (nor at a nowait
+// single's end): an OMPT tool sees its work event end where it begins.
+CANOPY_GOMP bool GOMP_single_start() {
+  const bool mine = single_start();
+  if (mine) single_end();
+  return mine;
+}
 CANOPY_GOMP void* GOMP_single_copy_start() { return single_copy_start(); }
 CANOPY_GOMP void GOMP_single_copy_end(void* data) { single_copy_end(data); }
 

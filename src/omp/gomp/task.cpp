@@ -1,6 +1,7 @@
 // GOMP_task, taskwait, taskgroup, taskyield, taskloop: entry points over core/tasks.
 #include <algorithm>
 
+#include "../core/observe.hpp"
 #include "../core/runtime.hpp"
 #include "../core/tasks.hpp"
 #include "abi.hpp"
@@ -57,8 +58,12 @@ void taskloop(void (*fn)(void*), void* data, void (*cpyfn)(void*, void*), long a
     count = end > start ? (static_cast<std::uint64_t>(end) - start - 1) / static_cast<std::uint64_t>(step) + 1 : 0;
   else
     count = start > end ? (static_cast<std::uint64_t>(start) - end - 1) / (0 - static_cast<std::uint64_t>(step)) + 1 : 0;
+  ThreadState& ts = this_thread();
+  const bool obs = observed(ts);
+  if (obs) [[unlikely]] obs_work(ts, ompt_work_taskloop, ompt_scope_begin, count);
   if (count == 0) {
     if (reduce) static_cast<DataHead*>(data)->reductions[2] = 0;  // tells the caller nothing was registered
+    if (obs) [[unlikely]] obs_work(ts, ompt_work_taskloop, ompt_scope_end, count);
     return;
   }
   std::uint64_t ntasks;
@@ -66,7 +71,7 @@ void taskloop(void (*fn)(void*), void* data, void (*cpyfn)(void*, void*), long a
     std::uint64_t grain = num_tasks ? num_tasks : 1;
     ntasks = std::max<std::uint64_t>(1, count / grain);
   } else {
-    ntasks = num_tasks ? num_tasks : static_cast<std::uint64_t>(std::max(1, this_thread().team->nthreads));
+    ntasks = num_tasks ? num_tasks : static_cast<std::uint64_t>(std::max(1, ts.team->nthreads));
   }
   ntasks = std::min(ntasks, count);
   if (!(flags & kTlNogroup)) taskgroup_start();
@@ -95,6 +100,7 @@ void taskloop(void (*fn)(void*), void* data, void (*cpyfn)(void*, void*), long a
     task_create(s);
     first += n;
   }
+  if (obs) [[unlikely]] obs_work(ts, ompt_work_taskloop, ompt_scope_end, count);
   if (!(flags & kTlNogroup)) taskgroup_end();
 }
 }  // namespace

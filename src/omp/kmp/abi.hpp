@@ -28,6 +28,8 @@ struct ident_t {
 };
 // The compiler may reduce with atomics (flags of the ident passed to __kmpc_reduce*).
 constexpr kmp_int32 kIdentAtomicReduce = 0x10;
+// The construct a static loop's init and fini belong to (clang sets one).
+constexpr kmp_int32 kIdentWorkLoop = 0x200, kIdentWorkSections = 0x400, kIdentWorkDistribute = 0x800;
 
 // A critical section's name (and a reduction's lock): 32 zero bytes the
 // compiler allocates per name; canopy keeps a futex word in the first four.
@@ -45,6 +47,9 @@ struct KmpThread {
   kmp_int32 gtid = -1;
   Pushed pushed;
   bool reduce_locked = false;  // this thread's __kmpc_reduce* took the lock (its end releases it)
+  // The OMPT work kinds of the open static loops, innermost in the low 4
+  // bits (loop.cpp: clang's fini may name the enclosing construct).
+  std::uint64_t ompt_static_work = 0;
 };
 
 KmpThread& kmp_thread();

@@ -7,6 +7,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "../core/observe.hpp"
 #include "../core/runtime.hpp"
 #include "../core/workshare.hpp"
 #include "../gomp/loop_common.hpp"
@@ -108,10 +109,38 @@ void static_init(int nth, int tid, kmp_int32 schedtype, kmp_int32* plast, T* plo
   }
 }
 
+// The OMPT work kind of a static loop's init and fini (one kind for both:
+// their begin and end events pair).
+int work_kind(const ident_t* loc) {
+  const kmp_int32 f = loc ? loc->flags : 0;
+  if (f & kIdentWorkSections) return ompt_work_sections;
+  if (f & kIdentWorkDistribute) return ompt_work_distribute;
+  return ompt_work_loop;
+}
+
+// The kind is kept until the fini: clang passes the distribute's ident to
+// the fini of a loop inside a distribute (teams distribute parallel for).
+template <class T, class ST>
+[[gnu::noinline]] void static_begin_observed(ThreadState& ts, const ident_t* loc, T lower, T upper, ST incr) {
+  const int kind = work_kind(loc);
+  std::uint64_t& open = kmp_thread().ompt_static_work;
+  open = open << 4 | static_cast<std::uint64_t>(kind);
+  obs_work(ts, kind, ompt_scope_begin, incr == 0 ? 0 : trip_count(lower, upper, incr));
+}
+
+[[gnu::noinline]] void static_end_observed(ThreadState& ts, const ident_t* loc) {
+  std::uint64_t& open = kmp_thread().ompt_static_work;
+  const int kind = open ? static_cast<int>(open & 15) : work_kind(loc);
+  open >>= 4;
+  obs_work(ts, kind, ompt_scope_end, 0);
+}
+
 // distribute schedules split the loop among the league's teams, the others among the team's threads.
 template <class T, class ST>
-void for_static_init(kmp_int32 schedtype, kmp_int32* plast, T* plower, T* pupper, ST* pstride, ST incr, ST chunk) {
-  const ThreadState& ts = this_thread();
+void for_static_init(const ident_t* loc, kmp_int32 schedtype, kmp_int32* plast, T* plower, T* pupper, ST* pstride,
+                     ST incr, ST chunk) {
+  ThreadState& ts = this_thread();
+  if (observed(ts)) [[unlikely]] static_begin_observed(ts, loc, *plower, *pupper, incr);
   const int sched = schedtype & ~kModifiers;
   if (sched == kDistributeStatic || sched == kDistributeStaticChunked)
     static_init(ts.team->num_teams, ts.team->team_num, schedtype, plast, plower, pupper, pstride, incr, chunk);
@@ -122,9 +151,10 @@ void for_static_init(kmp_int32 schedtype, kmp_int32* plast, T* plower, T* pupper
 // distribute parallel for in one call: the team's block of the loop
 // (*pupperD its upper bound), then the calling thread's part of it.
 template <class T, class ST>
-void dist_for_static_init(kmp_int32 schedule, kmp_int32* plast, T* plower, T* pupper, T* pupperD, ST* pstride,
-                          ST incr, ST chunk) {
-  const ThreadState& ts = this_thread();
+void dist_for_static_init(const ident_t* loc, kmp_int32 schedule, kmp_int32* plast, T* plower, T* pupper, T* pupperD,
+                          ST* pstride, ST incr, ST chunk) {
+  ThreadState& ts = this_thread();
+  if (observed(ts)) [[unlikely]] static_begin_observed(ts, loc, *plower, *pupper, incr);
   kmp_int32 team_last = 0;
   ST team_stride = 0;
   static_init(ts.team->num_teams, ts.team->team_num, kStatic, &team_last, plower, pupper, &team_stride, incr, ST(0));
@@ -194,9 +224,9 @@ int dispatch_next(kmp_int32* p_last, T* p_lb, T* p_ub, ST* p_st) {
 }  // namespace
 
 #define CANOPY_KMP_LOOPS(SUFFIX, T, ST)                                                                           \
-  CANOPY_KMP void __kmpc_for_static_init_##SUFFIX(ident_t*, kmp_int32, kmp_int32 schedtype, kmp_int32* plast,    \
+  CANOPY_KMP void __kmpc_for_static_init_##SUFFIX(ident_t* loc, kmp_int32, kmp_int32 schedtype, kmp_int32* plast, \
                                                   T* plower, T* pupper, ST* pstride, ST incr, ST chunk) {        \
-    for_static_init(schedtype, plast, plower, pupper, pstride, incr, chunk);                                     \
+    for_static_init(loc, schedtype, plast, plower, pupper, pstride, incr, chunk);                                \
   }                                                                                                               \
   CANOPY_KMP void __kmpc_dispatch_init_##SUFFIX(ident_t*, kmp_int32, kmp_int32 schedule, T lb, T ub, ST st,      \
                                                 ST chunk) {                                                       \
@@ -206,10 +236,10 @@ int dispatch_next(kmp_int32* p_last, T* p_lb, T* p_ub, ST* p_st) {
                                                ST* p_st) {                                                        \
     return dispatch_next(p_last, p_lb, p_ub, p_st);                                                               \
   }                                                                                                               \
-  CANOPY_KMP void __kmpc_dist_for_static_init_##SUFFIX(ident_t*, kmp_int32, kmp_int32 schedule, kmp_int32* plast,  \
-                                                       T* plower, T* pupper, T* pupperD, ST* pstride, ST incr,    \
-                                                       ST chunk) {                                                \
-    dist_for_static_init(schedule, plast, plower, pupper, pupperD, pstride, incr, chunk);                         \
+  CANOPY_KMP void __kmpc_dist_for_static_init_##SUFFIX(ident_t* loc, kmp_int32, kmp_int32 schedule,              \
+                                                       kmp_int32* plast, T* plower, T* pupper, T* pupperD,        \
+                                                       ST* pstride, ST incr, ST chunk) {                          \
+    dist_for_static_init(loc, schedule, plast, plower, pupper, pupperD, pstride, incr, chunk);                    \
   }                                                                                                               \
   CANOPY_KMP void __kmpc_team_static_init_##SUFFIX(ident_t*, kmp_int32, kmp_int32* p_last, T* p_lb, T* p_ub,       \
                                                    ST* p_st, ST incr, ST chunk) {                                 \
@@ -227,7 +257,10 @@ CANOPY_KMP_LOOPS(4u, kmp_uint32, kmp_int32)
 CANOPY_KMP_LOOPS(8, kmp_int64, kmp_int64)
 CANOPY_KMP_LOOPS(8u, kmp_uint64, kmp_int64)
 
-CANOPY_KMP void __kmpc_for_static_fini(ident_t*, kmp_int32) {}
+// The end of a static loop (or sections, distribute) of for_static_init.
+CANOPY_KMP void __kmpc_for_static_fini(ident_t* loc, kmp_int32) {
+  if (ThreadState* ts = observed_thread()) [[unlikely]] static_end_observed(*ts, loc);
+}
 
 CANOPY_KMP void __kmpc_ordered(ident_t*, kmp_int32) { ordered_start(); }
 CANOPY_KMP void __kmpc_end_ordered(ident_t*, kmp_int32) { ordered_end(); }

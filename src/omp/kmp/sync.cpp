@@ -76,7 +76,7 @@ CANOPY_KMP void __kmpc_critical_with_hint(ident_t*, kmp_int32, kmp_critical_name
 CANOPY_KMP void __kmpc_end_critical(ident_t*, kmp_int32, kmp_critical_name* name) { critical_unlock(name); }
 
 CANOPY_KMP kmp_int32 __kmpc_single(ident_t*, kmp_int32) { return single_start() ? 1 : 0; }
-CANOPY_KMP void __kmpc_end_single(ident_t*, kmp_int32) {}
+CANOPY_KMP void __kmpc_end_single(ident_t*, kmp_int32) { single_end(); }
 
 CANOPY_KMP kmp_int32 __kmpc_master(ident_t*, kmp_int32) { return this_thread().num == 0 ? 1 : 0; }
 CANOPY_KMP void __kmpc_end_master(ident_t*, kmp_int32) {}

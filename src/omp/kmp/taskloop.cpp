@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "../core/observe.hpp"
 #include "../core/runtime.hpp"
 #include "task.hpp"
 
@@ -25,6 +26,9 @@ void taskloop(kmp_task_t* pattern, int if_val, kmp_uint64* lb, kmp_uint64* ub, k
   if (st > 0) tc = upper < lower ? 0 : (upper - lower) / static_cast<kmp_uint64>(st) + 1;
   else tc = lower < upper ? 0 : (lower - upper) / static_cast<kmp_uint64>(-st) + 1;
   if (!nogroup) taskgroup_start();
+  ThreadState& ts = this_thread();
+  const bool obs = observed(ts);
+  if (obs) [[unlikely]] obs_work(ts, ompt_work_taskloop, ompt_scope_begin, tc);
   if (tc > 0) {
     // How many tasks: num_tasks(n) (sched 2), grainsize(g) (sched 1: each
     // task g to 2g-1 iterations, or exactly g with the strict modifier),
@@ -37,7 +41,7 @@ void taskloop(kmp_task_t* pattern, int if_val, kmp_uint64* lb, kmp_uint64* ub, k
     } else {
       if (sched == 2) ntasks = std::max<kmp_uint64>(grainsize, 1);
       else if (sched == 1) ntasks = std::max<kmp_uint64>(tc / std::max<kmp_uint64>(grainsize, 1), 1);
-      else ntasks = static_cast<kmp_uint64>(this_thread().team->nthreads) * 10;
+      else ntasks = static_cast<kmp_uint64>(ts.team->nthreads) * 10;
       ntasks = std::min(ntasks, tc);
       per = tc / ntasks;
       extra = tc % ntasks;
@@ -66,6 +70,7 @@ void taskloop(kmp_task_t* pattern, int if_val, kmp_uint64* lb, kmp_uint64* ub, k
     }
   }
   task_discard(ph->core);  // the pattern never runs
+  if (obs) [[unlikely]] obs_work(ts, ompt_work_taskloop, ompt_scope_end, tc);
   if (!nogroup) taskgroup_end();
 }
 
