@@ -121,8 +121,4 @@ void inline_end_slow(Worker* w, Flow* f, const Access* acc, std::size_t n, int n
   f->inline_running.store(0, std::memory_order_release);
 }
 
-void run_here_traced(Worker* w, const FnOps& ops, void* src, bool* made) {
-  trace_call(w, kTraceFlowTask, &ops, 0, 0, [&] { ops.run_here(src, made); });
-}
-
 }  // namespace canopy::detail::flow

@@ -58,8 +58,6 @@ void inline_undo(Flow* f, const Access* acc, std::size_t failed_at, const std::u
                  const std::uint64_t* remote, int nodes);
 // The body threw or left children (see above).
 void inline_end_slow(Worker* w, Flow* f, const Access* acc, std::size_t n, int nodes, bool failed) noexcept;
-// A body run inline in a task span (a worker that traces; inline.cpp).
-void run_here_traced(Worker* w, const FnOps& ops, void* src, bool* made);
 
 // An access's State if it passes the check (register_fast's: a known,
 // live handle whose State holds its totals, a valid mode, after the
@@ -84,12 +82,13 @@ void run_here_traced(Worker* w, const FnOps& ops, void* src, bool* made);
 }
 
 // True when the task ran here; false: nothing happened, the normal path
-// takes it. The caller checked: a top-level submission (t.node ==
-// nullptr) without an affinity hint, by worker 0 of a one-worker runtime.
+// takes it (also when w traces: the normal path puts the task in a span).
+// The caller checked: a top-level submission (t.node == nullptr) without an
+// affinity hint, by worker 0 of a one-worker runtime.
 [[gnu::always_inline]] inline bool try_inline(ThreadFlow& t, Worker* w, Flow* f, const Access* acc, std::size_t n,
                                               const FnOps& ops, void* src) {
   Domain* d = &f->root;
-  if (n - 1 >= kFastMax) [[unlikely]]  // (also n == 0)
+  if (n - 1 >= kFastMax || traces(w)) [[unlikely]]  // (also n == 0)
     return false;
   f->inline_running.store(1, std::memory_order_seq_cst);
   // Nothing unfinished, and no State poisoned in the current epoch (the
@@ -161,10 +160,7 @@ void run_here_traced(Worker* w, const FnOps& ops, void* src, bool* made);
   t.body_base = w->deque.bottom();
   bool made = false, failed = false;
   try {
-    if (trace_ring(w) != nullptr) [[unlikely]]
-      run_here_traced(w, ops, src, &made);
-    else
-      ops.run_here(src, &made);
+    ops.run_here(src, &made);
   } catch (...) {
     t.node = nullptr;
     if (!made) {  // making the callable threw: nothing ran, give it back

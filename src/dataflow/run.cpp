@@ -197,7 +197,7 @@ template <bool Traced>
 
 // Runs n (and the tasks it makes ready next), traced or not.
 [[gnu::always_inline]] inline void run_node_entry(Node* n, Worker* w) {
-  if (trace_ring(w) != nullptr) [[unlikely]]
+  if (traces(w)) [[unlikely]]
     run_node_traced(n, w);
   else
     run_node<false>(n, w);
@@ -460,7 +460,7 @@ template <bool Traced>
 
 void end_inline_parent(Node* n, Worker* w) {
   if ((n->children->count.fetch_sub(1, std::memory_order_acq_rel) & ~kWaiting) != 1) return;
-  if (Node* next = trace_ring(w) ? finish<true>(n, w, false) : finish<false>(n, w, false)) {
+  if (Node* next = traces(w) ? finish<true>(n, w, false) : finish<false>(n, w, false)) {
     ++w->tasks_run;
     run_node_entry(next, w);
   }

@@ -154,7 +154,7 @@ inline void run_affine_fn_body(AffineTask* self, Worker* w) {
 
 template <class F>
 void run_affine_fn(AffineTask* self, Worker* w) {
-  if (trace_ring(w) != nullptr) [[unlikely]] return trace_task<&run_affine_fn_body<F>>(w, trace_label<F>(), self, w);
+  if (traces(w)) [[unlikely]] return trace_task<&run_affine_fn_body<F>, F>(self, w);
   run_affine_fn_body<F>(self, w);
 }
 

@@ -88,12 +88,11 @@ inline Group* run_slot_task_body(const TaskSlot* s, Worker* w) {
   return finish<Foreign>(g);
 }
 
-// Each run function tests whether its worker traces (one load and a
-// branch) and takes the out-of-line traced path if so (trace.hpp).
+// Each run function tests whether its worker traces (traces(w): a compare
+// and a branch) and takes the out-of-line traced path if so (trace.hpp).
 template <class F, bool Foreign>
 Group* run_slot_task(const TaskSlot* s, Worker* w) {
-  if (trace_ring(w) != nullptr) [[unlikely]]
-    return trace_task<&run_slot_task_body<F, Foreign>>(w, trace_label<F>(), s, w);
+  if (traces(w)) [[unlikely]] return trace_task<&run_slot_task_body<F, Foreign>, F>(s, w);
   return run_slot_task_body<F, Foreign>(s, w);
 }
 
@@ -152,8 +151,7 @@ inline Group* run_pooled_task_body(const TaskSlot* s, Worker* w) {
 
 template <class F, bool Foreign>
 Group* run_pooled_task(const TaskSlot* s, Worker* w) {
-  if (trace_ring(w) != nullptr) [[unlikely]]
-    return trace_task<&run_pooled_task_body<F, Foreign>>(w, trace_label<F>(), s, w);
+  if (traces(w)) [[unlikely]] return trace_task<&run_pooled_task_body<F, Foreign>, F>(s, w);
   return run_pooled_task_body<F, Foreign>(s, w);
 }
 
@@ -193,7 +191,7 @@ inline Group* run_invoke_task_body(const TaskSlot* s, Worker* w) {
 
 template <class F>
 Group* run_invoke_task(const TaskSlot* s, Worker* w) {
-  if (trace_ring(w) != nullptr) [[unlikely]] return trace_task<&run_invoke_task_body<F>>(w, trace_label<F>(), s, w);
+  if (traces(w)) [[unlikely]] return trace_task<&run_invoke_task_body<F>, F>(s, w);
   return run_invoke_task_body<F>(s, w);
 }
 
@@ -240,7 +238,7 @@ Group* run_proxy_task(Task* t, Worker* w) {
     drop_proxy(self, w);  // the other copy runs (or ran) it, and counts it
     return nullptr;
   }
-  if (trace_ring(w) != nullptr) [[unlikely]] return trace_task<&run_proxy_body<F>>(w, trace_label<F>(), self, w);
+  if (traces(w)) [[unlikely]] return trace_task<&run_proxy_body<F>, F>(self, w);
   return run_proxy_body<F>(self, w);
 }
 

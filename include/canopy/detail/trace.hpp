@@ -3,9 +3,9 @@
 // per-worker ring it goes into, and the inline hooks the runtime calls at
 // each event site.
 //
-// Zero cost when off: every site is one acquire load of the worker's
-// `trace` pointer (a plain load on x86) and a branch; the traced branch is
-// out of the fast path. When on: a time stamp counter read at each end of a
+// Zero cost when off: every site compares the worker's `trace` pointer with
+// null and branches (traces(w): two instructions on x86-64); the traced
+// branch is out of the fast path. When on: a time stamp counter read at each end of a
 // span and one store of a 40-byte record into the worker's own ring, with
 // no lock, no system call and no allocation.
 //
@@ -27,6 +27,14 @@
 #include <x86intrin.h>
 #else
 #include <time.h>
+#endif
+
+#if defined(__SANITIZE_THREAD__)
+#define CANOPY_DETAIL_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define CANOPY_DETAIL_TSAN 1
+#endif
 #endif
 
 #include "canopy/detail/worker.hpp"
@@ -107,6 +115,24 @@ const char* trace_label() noexcept {
 
 inline TraceRing* trace_ring(const Worker* w) noexcept { return w->trace.load(std::memory_order_acquire); }
 
+// Whether w traces: the one test every task pays when tracing is off. On
+// x86-64 a compare of the pointer in memory with 0 and the branch, two
+// instructions; the compilers keep an atomic load in a register first
+// (three, and a register the task's code then lacks). A plain read of the
+// pointer, like the acquire load it stands for on x86; the traced path
+// loads the ring again (acquire) before it uses it. ThreadSanitizer builds
+// take the atomic load, which it sees.
+[[gnu::always_inline]] inline bool traces(const Worker* w) noexcept {
+#if defined(__x86_64__) && defined(__GCC_ASM_FLAG_OUTPUTS__) && !defined(CANOPY_DETAIL_TSAN)
+  static_assert(sizeof(w->trace) == sizeof(std::uintptr_t));
+  bool on;
+  asm("cmpq $0, %1" : "=@ccne"(on) : "m"(w->trace));
+  return on;
+#else
+  return trace_ring(w) != nullptr;
+#endif
+}
+
 inline void trace_put(TraceRing* r, TraceKind kind, std::uint64_t t0, std::uint64_t t1, std::uint64_t a,
                       std::uint64_t b, std::uint32_t c, std::uint16_t d) noexcept {
   if ((r->kinds.load(std::memory_order_relaxed) & (1u << kind)) == 0) return;
@@ -137,15 +163,22 @@ struct TraceSpanEnd {
   ~TraceSpanEnd() { trace_put(r, kind, t0, trace_clock(), a, b, c, 0); }
 };
 
+// The traced path of trace_call, out of line (the untraced one keeps no
+// registers for it). The session may have stopped since the caller's test.
+template <class Body>
+[[gnu::noinline]] void trace_call_traced(Worker* w, TraceKind kind, const void* a, std::uint64_t b,
+                                         std::uint32_t c, Body& body) {
+  TraceRing* r = trace_ring(w);
+  if (r == nullptr) return body();
+  TraceSpanEnd end{r, kind, trace_clock(), reinterpret_cast<std::uint64_t>(a), b, c};
+  body();
+}
+
 template <class Body>
 [[gnu::always_inline]] inline void trace_call(Worker* w, TraceKind kind, const void* a, std::uint64_t b,
                                               std::uint32_t c, Body&& body) {
-  TraceRing* r = trace_ring(w);
-  if (r == nullptr) [[likely]] {
-    body();
-    return;
-  }
-  TraceSpanEnd end{r, kind, trace_clock(), reinterpret_cast<std::uint64_t>(a), b, c};
+  if (traces(w)) [[unlikely]]
+    return trace_call_traced(w, kind, a, b, c, body);
   body();
 }
 
@@ -159,14 +192,16 @@ inline void trace_end(Worker* w, TraceKind kind, std::uint64_t t0) noexcept {
 
 // The traced path of a task kind's run function, out of line so that the
 // untraced path keeps its code (its tail calls, no stack frame): runs
-// Body(args...) inside a task span labelled `label`. The caller tested
-// trace_ring(w) first; it may have become null since (a session stopped).
-template <auto Body, class... Args>
-[[gnu::noinline]] auto trace_task(Worker* w, const void* label, Args... args) {
+// Body(task, w) inside a task span labelled with the callable type F. It
+// takes the run function's own arguments in their order, so that the
+// untraced path's jump to it moves no register. The caller tested
+// traces(w) first; the session may have stopped since.
+template <auto Body, class F, class T>
+[[gnu::noinline]] auto trace_task(T task, Worker* w) {
   TraceRing* r = trace_ring(w);
-  if (r == nullptr) return Body(args...);
-  TraceSpanEnd end{r, kTraceTask, trace_clock(), reinterpret_cast<std::uint64_t>(label), 0, 0};
-  return Body(args...);
+  if (r == nullptr) return Body(task, w);
+  TraceSpanEnd end{r, kTraceTask, trace_clock(), reinterpret_cast<std::uint64_t>(trace_label<F>()), 0, 0};
+  return Body(task, w);
 }
 
 // Threads of a runtime that is not a RuntimeCore (canopy's OpenMP runtime,

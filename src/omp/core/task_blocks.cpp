@@ -71,11 +71,11 @@ BlockCache& this_cache() {
 
 }  // namespace
 
-void* task_block_alloc(std::size_t size, std::size_t align, std::uint16_t* size_class) {
+void* task_block_alloc(std::size_t size, std::size_t align, std::uint8_t* size_class) {
   *size_class = 0;
   if (kCache && align <= kGrain && size <= kClasses * kGrain) {
     const std::size_t cls = (size + kGrain - 1) / kGrain;
-    *size_class = static_cast<std::uint16_t>(cls);
+    *size_class = static_cast<std::uint8_t>(cls);
     BlockCache& cache = this_cache();
     if (FreeBlock* b = cache.lists[cls]) {
       cache.lists[cls] = b->next;
@@ -91,7 +91,7 @@ void* task_block_alloc(std::size_t size, std::size_t align, std::uint16_t* size_
   return block;
 }
 
-void task_block_free(void* block, std::uint16_t size_class) {
+void task_block_free(void* block, std::uint8_t size_class) {
   if (size_class != 0) {
     BlockCache& cache = this_cache();
     const std::size_t bytes = size_class * kGrain;

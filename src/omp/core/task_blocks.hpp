@@ -18,8 +18,8 @@
 namespace canopy::omp {
 
 // At least `size` bytes aligned to `align`; *size_class: what task_block_free needs.
-void* task_block_alloc(std::size_t size, std::size_t align, std::uint16_t* size_class);
+void* task_block_alloc(std::size_t size, std::size_t align, std::uint8_t* size_class);
 // Gives back a block of task_block_alloc with its size class.
-void task_block_free(void* block, std::uint16_t size_class);
+void task_block_free(void* block, std::uint8_t size_class);
 
 }  // namespace canopy::omp

@@ -89,7 +89,7 @@ void release(Task* t) {
     delete t->dep;
     delete t->child_deps;
     const bool own = t->own_block;
-    const std::uint16_t size_class = t->block_class;
+    const std::uint8_t size_class = t->block_class;
     t->~Task();
     if (own) task_block_free(t, size_class);
   }
@@ -486,7 +486,7 @@ Task* new_task(long data_size, long data_align, char** data) {
   const std::size_t align = std::max<std::size_t>(std::max<long>(data_align, 1), alignof(Task));
   const std::size_t offset = (sizeof(Task) + align - 1) / align * align;
   std::size_t size = data_size > 0 ? offset + static_cast<std::size_t>(data_size) : sizeof(Task);
-  std::uint16_t size_class = 0;
+  std::uint8_t size_class = 0;
   void* block = task_block_alloc(size, align, &size_class);
   auto* t = new (block) Task;
   t->own_block = true;

@@ -109,7 +109,7 @@ struct Task {
   bool counted = true;             // in the parent's children, its group and the team's pending count
   bool copied = false;             // firstprivate copy constructors ran (a cancelled group still runs it)
   bool own_block = false;          // allocated by tasks.cpp with its data (freed there)
-  std::uint16_t block_class = 0;   // own_block's size class in task_blocks.hpp's cache
+  std::uint8_t block_class = 0;    // own_block's size class in task_blocks.hpp's cache (the flags above and this: 8 bytes)
 };
 
 // Forgets the dependence map of an implicit task reused for a new region.
