@@ -90,6 +90,21 @@ canopy_status_t canopy_data_page_nodes(canopy_data_t d, int* out, size_t capacit
  * untouched pages too). */
 canopy_status_t canopy_data_check_placement(canopy_data_t d, int require_touched);
 
+/* Next-touch / next-write (docs/groups-memory.md): the handle's pages move,
+ * once, to the NUMA node of the first data-flow task that starts with a
+ * declared access to it (next-write: a write or read-write access), which
+ * consumes the mark. CANOPY_EINVAL for a null or freed handle. */
+typedef enum canopy_data_touch_mark {
+  CANOPY_DATA_MARK_NONE = 0,
+  CANOPY_DATA_MARK_NEXT_TOUCH = 1,
+  CANOPY_DATA_MARK_NEXT_WRITE = 2
+} canopy_data_touch_mark_t;
+/* mark: CANOPY_DATA_MARK_NEXT_TOUCH or _NEXT_WRITE, or _NONE to drop the mark
+ * (anything else is CANOPY_EINVAL). */
+canopy_status_t canopy_data_mark(canopy_data_t d, int mark);
+/* The mark now (CANOPY_DATA_MARK_NONE once a task claimed it). */
+canopy_status_t canopy_data_touch_mark(canopy_data_t d, int* out);
+
 #ifdef __cplusplus
 }
 #endif

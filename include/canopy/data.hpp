@@ -107,6 +107,12 @@ struct DataStats {
   std::uint64_t pages_migrated = 0;  // pages canopy moved to another node (data_move_to_node and friends)
   std::uint64_t bytes_migrated = 0;  // the same in bytes
   std::uint64_t pages_not_moved = 0; // pages canopy asked to move that the kernel left where they were
+  // Next-touch / next-write (data_mark_next_touch): marks a task claimed, and
+  // what those claims moved (also counted in the three fields above).
+  std::uint64_t touch_claims = 0;
+  std::uint64_t touch_pages_migrated = 0;
+  std::uint64_t touch_bytes_migrated = 0;
+  std::uint64_t touch_pages_not_moved = 0;
 };
 DataStats data_stats();
 // Asks the kernel again where each page is (pages may have been touched or
@@ -174,6 +180,29 @@ std::uint64_t data_move_generation();
 // node, or a kernel that cannot tell where pages are.
 DataMoveResult data_try_move_to_node(Data d, int node);
 
+// Next-touch and next-write (docs/groups-memory.md). Linux has no
+// next-touch policy; canopy implements it with what the runtime knows: the
+// accesses data-flow tasks (submit, TaskGraph) declare. A marked handle's
+// whole pages move, once, to the NUMA node of the first task that starts
+// with a declared access to it (next-touch: any mode; next-write: Write or
+// ReadWrite, readers leave the mark), and the mark is consumed by that task:
+// the claim is one atomic exchange on the handle, so of two tasks starting
+// at once on two nodes exactly one moves the pages (the first to claim), the
+// other runs without waiting. The unit is the handle, as in declarations: to
+// move blocks of a region separately, register each block as a handle
+// (data_register of a sub-range) and mark those. Moved as data_try_move_to_node
+// moves (pages shared with a neighbouring region stay); a page the kernel
+// did not move is counted (DataStats::touch_pages_not_moved, CANOPY_STATS)
+// and reported once on stderr. Marking again before the claim replaces the
+// mark (touch <-> write); data_free drops it.
+enum class DataTouchMark : std::uint8_t { None = 0, NextTouch = 1, NextWrite = 2 };
+void data_mark_next_touch(Data d);
+void data_mark_next_write(Data d);
+// Drops the mark (no-op when not marked).
+void data_clear_touch_mark(Data d);
+// The handle's mark now (None once a task claimed it).
+DataTouchMark data_touch_mark(Data d);
+
 // Throws canopy::Error (kind System) naming the handle, its placement, the
 // number of misplaced pages and the first of them with the nodes asked for
 // and found, when the kernel did not honour the placement. With
@@ -228,6 +257,10 @@ struct alignas(64) DataEntry {
   // Looks in a row that found nothing new (the wait before the next grows).
   std::atomic<std::uint32_t> idle_looks{0};
 
+  // Next-touch / next-write mark (a DataTouchMark), claimed by exchange:
+  // data_touch_claim.
+  std::atomic<std::uint8_t> touch_mark{0};
+
   // Bytes of the region on node n at the last look, 0 for a node outside
   // [0, kDataMaxNodes).
   std::size_t bytes_on_node(int n) const {
@@ -253,6 +286,16 @@ void data_learn_location_at(DataEntry& e, std::int64_t now_ns, bool force) noexc
 inline constexpr std::int64_t kLearnBusy = INT64_MAX;
 inline constexpr std::int64_t kLearnFirstWaitNs = 1'000'000;
 inline constexpr std::uint32_t kLearnMaxDoublings = 6;
+
+// Marked handles in the process now (next-touch / next-write). While 0,
+// starting a data-flow task costs one relaxed load and a branch for them.
+extern std::atomic<std::uint32_t> touch_marks_live;
+// The claim of one declared access (`writes`: Write or ReadWrite) by the
+// task about to run on this thread: when the handle carries a mark the
+// access satisfies, takes it (exchange) and moves the handle's pages to
+// this thread's NUMA node. Never throws (a failure is counted and reported).
+void data_touch_claim(DataEntry& e, bool writes) noexcept;
+inline bool touch_marks_pending() noexcept { return touch_marks_live.load(std::memory_order_relaxed) != 0; }
 
 // O(1), lock-free: the entry of a live handle. Throws canopy::Error
 // "null data handle" or "data handle #<index> used after data_free" (also

@@ -96,4 +96,20 @@ canopy_status_t canopy_data_check_placement(canopy_data_t d, int require_touched
                [&] { data_check_placement(from_c(d), require_touched != 0); });
 }
 
+canopy_status_t canopy_data_mark(canopy_data_t d, int mark) {
+  return guard("canopy_data_mark", CANOPY_EINVAL, [&] {
+    switch (mark) {
+      case CANOPY_DATA_MARK_NONE: data_clear_touch_mark(from_c(d)); return;
+      case CANOPY_DATA_MARK_NEXT_TOUCH: data_mark_next_touch(from_c(d)); return;
+      case CANOPY_DATA_MARK_NEXT_WRITE: data_mark_next_write(from_c(d)); return;
+    }
+    fail(CANOPY_EINVAL, fmt::format("mark {}: expected CANOPY_DATA_MARK_NONE, _NEXT_TOUCH or _NEXT_WRITE", mark));
+  });
+}
+
+canopy_status_t canopy_data_touch_mark(canopy_data_t d, int* out) {
+  return guard("canopy_data_touch_mark", CANOPY_EINVAL,
+               [&] { need(out, "out") = static_cast<int>(data_touch_mark(from_c(d))); });
+}
+
 }  // extern "C"

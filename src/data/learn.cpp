@@ -32,6 +32,7 @@ namespace canopy {
 namespace {
 
 std::atomic<std::uint64_t> looks{0}, learned{0}, pages_migrated{0}, bytes_migrated{0}, pages_not_moved{0};
+std::atomic<std::uint64_t> touch_claims{0}, touch_pages{0}, touch_bytes{0}, touch_left{0};
 
 std::int64_t steady_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
@@ -48,6 +49,13 @@ void count_migration(std::uint64_t moved_pages, std::uint64_t page_size, std::ui
   pages_not_moved.fetch_add(left_pages, std::memory_order_relaxed);
 }
 
+void count_touch_claim(std::uint64_t moved_pages, std::uint64_t page_size, std::uint64_t left_pages) {
+  touch_claims.fetch_add(1, std::memory_order_relaxed);
+  touch_pages.fetch_add(moved_pages, std::memory_order_relaxed);
+  touch_bytes.fetch_add(moved_pages * page_size, std::memory_order_relaxed);
+  touch_left.fetch_add(left_pages, std::memory_order_relaxed);
+}
+
 }  // namespace data_impl
 
 DataStats data_stats() {
@@ -57,6 +65,10 @@ DataStats data_stats() {
   s.pages_migrated = pages_migrated.load(std::memory_order_relaxed);
   s.bytes_migrated = bytes_migrated.load(std::memory_order_relaxed);
   s.pages_not_moved = pages_not_moved.load(std::memory_order_relaxed);
+  s.touch_claims = touch_claims.load(std::memory_order_relaxed);
+  s.touch_pages_migrated = touch_pages.load(std::memory_order_relaxed);
+  s.touch_bytes_migrated = touch_bytes.load(std::memory_order_relaxed);
+  s.touch_pages_not_moved = touch_left.load(std::memory_order_relaxed);
   return s;
 }
 

@@ -115,6 +115,7 @@ Data registry_add(const NewEntry& ne) {
   e.alloc_bytes = ne.alloc_bytes;
   e.next_look_ns.store(0, std::memory_order_relaxed);
   e.idle_looks.store(0, std::memory_order_relaxed);
+  e.touch_mark.store(0, std::memory_order_relaxed);
   store_location(e, ne.node_bytes);
   const std::uint32_t gen = e.next_generation;
   e.next_generation = gen == UINT32_MAX ? 1 : gen + 1;
@@ -128,6 +129,10 @@ NewEntry registry_remove(Data d) {
   std::lock_guard lock(r.mutex);
   detail::DataEntry& e = detail::data_entry(d);  // throws when stale
   e.live.store(0, std::memory_order_release);
+  // A mark nobody claimed goes with the handle (exchange: a task claiming it
+  // at this moment and this free count it out once).
+  if (e.touch_mark.exchange(0, std::memory_order_relaxed) != 0)
+    detail::touch_marks_live.fetch_sub(1, std::memory_order_relaxed);
   NewEntry out;
   out.ptr = e.ptr;
   out.bytes = e.bytes;

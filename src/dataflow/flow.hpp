@@ -365,6 +365,10 @@ inline void free_bytes(Worker* w, void* p, std::int8_t size_class) {
     free_heap(p);
 }
 
+// Next-touch / next-write: the task's declared accesses claim their
+// handles' marks before its body runs (data_touch_claim; run.cpp).
+[[gnu::cold, gnu::noinline]] void claim_touch_marks(Node* n) noexcept;
+
 // Machine NUMA nodes whose bytes locality looks at (1 on a one-node machine).
 inline int machine_nodes(const RuntimeCore* rt) {
   const std::size_t m = rt->node_of_machine_node.size();

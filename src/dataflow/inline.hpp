@@ -58,6 +58,8 @@ void inline_undo(Flow* f, const Access* acc, std::size_t failed_at, const std::u
                  const std::uint64_t* remote, int nodes);
 // The body threw or left children (see above).
 void inline_end_slow(Worker* w, Flow* f, const Access* acc, std::size_t n, int nodes, bool failed) noexcept;
+// claim_touch_marks for the accesses of a body run inline (checked live).
+[[gnu::cold, gnu::noinline]] void claim_touch_marks_inline(const Access* acc, std::size_t n) noexcept;
 
 // An access's State if it passes the check (register_fast's: a known,
 // live handle whose State holds its totals, a valid mode, after the
@@ -159,6 +161,8 @@ void inline_end_slow(Worker* w, Flow* f, const Access* acc, std::size_t n, int n
   t.inline_count = n;
   t.body_base = w->deque.bottom();
   bool made = false, failed = false;
+  if (touch_marks_pending()) [[unlikely]]
+    claim_touch_marks_inline(acc, n);
   try {
     ops.run_here(src, &made);
   } catch (...) {

@@ -63,6 +63,11 @@ void access_locality_slow(int nodes, const DataEntry* e, int machine_node, std::
   *remote = r;
 }
 
+void claim_touch_marks(Node* n) noexcept {
+  AccessRec* recs = n->recs();
+  for (int i = 0; i < n->naccess; ++i) data_touch_claim(*recs[i].entry, recs[i].mode == kModeWrite);
+}
+
 namespace {
 
 // Owner computes: the runtime node holding most of the bytes the task
@@ -166,6 +171,9 @@ template <bool Traced>
       const std::int64_t prev_base = t.body_base;
       t.node = n;
       t.body_base = w->deque.bottom();
+      // Next-touch / next-write marks (data_mark_next_touch): one load while none is set.
+      if (touch_marks_pending()) [[unlikely]]
+        claim_touch_marks(n);
       try {
         if constexpr (Traced)
           trace_call(w, kTraceFlowTask, n->ops, reinterpret_cast<std::uintptr_t>(n), 0, [&] { n->ops->invoke(n->fn()); });

@@ -202,6 +202,21 @@ void count_locality(const Impl* g, std::uint32_t i) {
     w->bytes_remote.store(w->bytes_remote.load(std::memory_order_relaxed) + remote, std::memory_order_relaxed);
 }
 
+// Next-touch / next-write marks of task i's recorded accesses (a handle
+// freed since it was recorded is skipped).
+[[gnu::cold, gnu::noinline]] void claim_touch_marks(const Impl* g, std::uint32_t i) noexcept {
+  const detail::flow::Recording& rec = g->recording;
+  for (std::uint32_t k = rec.begin[i]; k < rec.begin[i + 1]; ++k) {
+    detail::DataEntry* e = nullptr;
+    try {
+      e = &detail::data_entry(rec.accesses[k].data());
+    } catch (...) {
+      continue;
+    }
+    detail::data_touch_claim(*e, rec.accesses[k].writes);
+  }
+}
+
 // May successor s run next on this worker, without a trip through a deque?
 inline bool runs_next_here(const Impl* g, std::uint32_t s) {
   if (g->tasks[s].affinity.kind != Affinity::Kind::None) return false;
@@ -216,6 +231,8 @@ void execute(Impl* g, TaskGroup* group, std::uint32_t i) {
     const Task& t = g->tasks[i];
     bool failed = g->cancelled[i].load(std::memory_order_relaxed) != 0;
     if (!failed) {
+      if (detail::touch_marks_pending()) [[unlikely]]
+        claim_touch_marks(g, i);
       try {
         if (g->special) [[unlikely]]
           invoke_observed(g, t, i);

@@ -380,6 +380,12 @@ void Runtime::print_stats(std::ostream& out) const {
         "canopy stats: data: {} first-touch handle locations learned ({} kernel looks), {:.1f} MB migrated ({} "
         "pages), {} pages the kernel did not move\n",
         d.learned, d.looks, static_cast<double>(d.bytes_migrated) / 1e6, d.pages_migrated, d.pages_not_moved);
+  if (d.touch_claims > 0)
+    out << fmt::format(
+        "canopy stats: data: next-touch/next-write: {} marks claimed, {:.1f} MB migrated ({} pages), {} pages the "
+        "kernel did not move\n",
+        d.touch_claims, static_cast<double>(d.touch_bytes_migrated) / 1e6, d.touch_pages_migrated,
+        d.touch_pages_not_moved);
   const MemorySchedulerStats m = memory_scheduler_stats();
   if (m.phases > 0) {
     auto share = [&](std::uint64_t x) {
