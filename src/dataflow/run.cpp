@@ -71,16 +71,23 @@ void claim_touch_marks(Node* n) noexcept {
 namespace {
 
 // Owner computes: the runtime node holding most of the bytes the task
-// writes (or accesses); no target when none of them is placed yet.
+// writes (or accesses); no target when none of them is placed yet. A handle
+// marked next-touch / next-write does not count: its pages are about to
+// follow whoever runs the task, so where they are now should not decide it
+// (else a matrix first touched on one node would draw every first writer
+// there, and the marks would move nothing).
 Target owner_target(RuntimeCore* rt, Node* n) {
   const int nodes = machine_nodes(rt);
   const bool writes_decide = rt->options.data_affinity == DataAffinity::Write;
+  const bool marks = touch_marks_pending();
   std::uint64_t bytes[kDataMaxNodes] = {};
   bool any = false;
   AccessRec* recs = n->recs();
   for (int i = 0; i < n->naccess; ++i) {
     const AccessRec& r = recs[i];
     if (writes_decide && r.mode != kModeWrite) continue;
+    if (marks && r.entry->touch_mark.load(std::memory_order_relaxed) != 0) [[unlikely]]
+      continue;
     data_learn_if_unplaced(*r.entry);
     for (int k = 0; k < nodes; ++k) {
       const std::size_t b = r.entry->bytes_on_node(k);
