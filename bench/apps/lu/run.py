@@ -2,7 +2,9 @@
 """Runs the blocked LU of bench/apps/lu (docs/groups-memory.md, "Blocked LU")
 in its placement variants and prints median times and, with --locality, the
 share of the bytes each task accessed that were on its own NUMA node and
-what next-touch / next-write migrated.
+what next-touch / next-write migrated, and the share of the tasks that ran
+on the busiest node (CANOPY_STATS's per-worker table: a high local share
+bought by running everything on one node shows there).
 
     python3 bench/apps/lu/run.py --bin build/bin [--rounds 7] [--threads 2]
         [--variants first-touch,interleave,next-write,next-touch]
@@ -31,6 +33,8 @@ from benchlib import LINE, collect_with_load_report, table  # noqa: E402
 
 VARIANTS = ["first-touch", "interleave", "next-write", "next-touch"]
 SIZES = {"default": [], "small": ["-n", "512"], "smoke": ["--smoke"]}
+# A row of CANOPY_STATS's per-worker table: worker, numa node, tasks, ...
+WORKER_ROW = re.compile(r"(?m)^\s*\d+\s+(-?\d+)\s+(\d+)\s+\d+\s+\d+\s+\d+\s+\d+\s+[\d.]+\s")
 MIGRATED = re.compile(r"canopy stats: data: next-touch/next-write: (\d+) marks claimed, ([\d.]+) MB migrated")
 
 
@@ -51,12 +55,17 @@ def collect(args):
                     args.failures.append(f"{v} -t {t}: {' '.join(cmd)} failed ({rc}): {err.strip()[-1500:]}")
                     print(f"FAILED: {args.failures[-1]}", file=sys.stderr)
                     continue
-                r = results.setdefault((v, t), {"seconds": [], "local": [], "stats": [], "migrated_mb": []})
+                r = results.setdefault((v, t), {"seconds": [], "local": [], "stats": [], "migrated_mb": [], "busiest": []})
                 r["seconds"] += [float(m.group(5)) for m in LINE.finditer(out)]
                 for m in apps.LOCALITY.finditer(out):
                     local, remote = int(m.group(4)), int(m.group(5))
                     r["local"].append(local / (local + remote) if local + remote else None)
                 r["stats"] += [float(m.group(1)) / 100 for m in apps.STATS.finditer(err)]
+                per_node = {}
+                for m in WORKER_ROW.finditer(err):
+                    per_node[m.group(1)] = per_node.get(m.group(1), 0) + int(m.group(2))
+                if sum(per_node.values()):
+                    r["busiest"].append(max(per_node.values()) / sum(per_node.values()))
                 r["migrated_mb"].append(sum(float(m.group(2)) for m in MIGRATED.finditer(err)))
     return results
 
@@ -73,11 +82,11 @@ def report(results, args):
             row = [v, "-" if s is None else f"{s:.4g}", "-" if s is None or base is None else f"{base / s:.2f}"]
             if args.locality:
                 row += [apps.pct(apps.med(r["local"])), apps.pct(apps.med(r["stats"])),
-                        f"{apps.med(r['migrated_mb']):.1f}"]
+                        f"{apps.med(r['migrated_mb']):.1f}", apps.pct(apps.med(r["busiest"]))]
             rows.append(row)
         head = ["variant", "seconds (median)", "first-touch / this"]
         if args.locality:
-            head += ["local bytes (log)", "local bytes (CANOPY_STATS)", "MB migrated by marks"]
+            head += ["local bytes (log)", "local bytes (CANOPY_STATS)", "MB migrated by marks", "tasks on busiest node"]
         table(f"LU, {t} threads, {args.size} size, median of {1 if args.smoke else args.rounds} runs", head, rows,
               args.markdown)
 
