@@ -20,6 +20,8 @@
 #include <string>
 #include <vector>
 
+#include "canopy/detail/flag.hpp"
+
 namespace canopy {
 
 // A data handle. Copy it freely: it is two integers. Generation 0 is the
@@ -288,14 +290,14 @@ inline constexpr std::int64_t kLearnFirstWaitNs = 1'000'000;
 inline constexpr std::uint32_t kLearnMaxDoublings = 6;
 
 // Marked handles in the process now (next-touch / next-write). While 0,
-// starting a data-flow task costs one relaxed load and a branch for them.
+// starting a data-flow task costs a compare and a branch for them (flag.hpp).
 extern std::atomic<std::uint32_t> touch_marks_live;
 // The claim of one declared access (`writes`: Write or ReadWrite) by the
 // task about to run on this thread: when the handle carries a mark the
 // access satisfies, takes it (exchange) and moves the handle's pages to
 // this thread's NUMA node. Never throws (a failure is counted and reported).
 void data_touch_claim(DataEntry& e, bool writes) noexcept;
-inline bool touch_marks_pending() noexcept { return touch_marks_live.load(std::memory_order_relaxed) != 0; }
+inline bool touch_marks_pending() noexcept { return nonzero_relaxed(touch_marks_live); }
 
 // O(1), lock-free: the entry of a live handle. Throws canopy::Error
 // "null data handle" or "data handle #<index> used after data_free" (also

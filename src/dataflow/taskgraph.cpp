@@ -88,7 +88,9 @@ struct TaskGraph::Impl {
   detail::RuntimeCore* mapped_rt = nullptr;
   bool check_next = false;            // the run after a mapping measures locality
   bool observing = false;             // this run times tasks and notes workers
-  // observing (1) | traced (2, a trace session records): the one test execute() makes per task.
+  // observing (1) | traced (2, a trace session records) | next-touch marks
+  // exist (4: the run's tasks claim them; marks set during a run are claimed
+  // from the next run on): the one test execute() makes per task.
   std::uint8_t special = 0;
   std::vector<double> durations;      // seconds, per task (observed run)
   std::vector<int> ran_on;            // worker, per task (observed run)
@@ -155,8 +157,24 @@ void trace_placement(const Impl& g, std::uint16_t by_hand) {
                                  reinterpret_cast<std::uintptr_t>(&g), static_cast<std::uint32_t>(i), by_hand);
 }
 
-// Observed (automatic affinity) and/or traced.
+// Next-touch / next-write marks of task i's recorded accesses (a handle
+// freed since it was recorded is skipped).
+[[gnu::cold, gnu::noinline]] void claim_touch_marks(const Impl* g, std::uint32_t i) noexcept {
+  const detail::flow::Recording& rec = g->recording;
+  for (std::uint32_t k = rec.begin[i]; k < rec.begin[i + 1]; ++k) {
+    detail::DataEntry* e = nullptr;
+    try {
+      e = &detail::data_entry(rec.accesses[k].data());
+    } catch (...) {
+      continue;
+    }
+    detail::data_touch_claim(*e, rec.accesses[k].writes);
+  }
+}
+
+// Observed (automatic affinity), traced, and/or claiming next-touch marks.
 inline void invoke_observed(Impl* g, const Task& t, std::uint32_t i) {
+  if (g->special & 4) claim_touch_marks(g, i);
   if (!g->observing) {
     if (detail::Worker* w = detail::tls_worker)
       detail::trace_call(w, detail::kTraceGraphTask, t.label, reinterpret_cast<std::uintptr_t>(g), i,
@@ -202,21 +220,6 @@ void count_locality(const Impl* g, std::uint32_t i) {
     w->bytes_remote.store(w->bytes_remote.load(std::memory_order_relaxed) + remote, std::memory_order_relaxed);
 }
 
-// Next-touch / next-write marks of task i's recorded accesses (a handle
-// freed since it was recorded is skipped).
-[[gnu::cold, gnu::noinline]] void claim_touch_marks(const Impl* g, std::uint32_t i) noexcept {
-  const detail::flow::Recording& rec = g->recording;
-  for (std::uint32_t k = rec.begin[i]; k < rec.begin[i + 1]; ++k) {
-    detail::DataEntry* e = nullptr;
-    try {
-      e = &detail::data_entry(rec.accesses[k].data());
-    } catch (...) {
-      continue;
-    }
-    detail::data_touch_claim(*e, rec.accesses[k].writes);
-  }
-}
-
 // May successor s run next on this worker, without a trip through a deque?
 inline bool runs_next_here(const Impl* g, std::uint32_t s) {
   if (g->tasks[s].affinity.kind != Affinity::Kind::None) return false;
@@ -231,8 +234,6 @@ void execute(Impl* g, TaskGroup* group, std::uint32_t i) {
     const Task& t = g->tasks[i];
     bool failed = g->cancelled[i].load(std::memory_order_relaxed) != 0;
     if (!failed) {
-      if (detail::touch_marks_pending()) [[unlikely]]
-        claim_touch_marks(g, i);
       try {
         if (g->special) [[unlikely]]
           invoke_observed(g, t, i);
@@ -524,7 +525,8 @@ void TaskGraph::run_in(TaskGroup& group) {
     g.durations.assign(n, 0.0);
     g.ran_on.assign(n, -1);
   }
-  g.special = static_cast<std::uint8_t>((g.observing ? 1 : 0) | (trace_active() ? 2 : 0));
+  g.special = static_cast<std::uint8_t>((g.observing ? 1 : 0) | (trace_active() ? 2 : 0) |
+                                        (detail::touch_marks_pending() ? 4 : 0));
   for (std::size_t i = 0; i < n; ++i) {
     g.pending[i].store(g.tasks[i].npreds, std::memory_order_relaxed);
     g.cancelled[i].store(0, std::memory_order_relaxed);

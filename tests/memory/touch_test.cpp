@@ -165,6 +165,28 @@ TEST(DataTouch, TaskGraphTasksClaim) {
   data_free(w);
 }
 
+// A replay tests for marks once, when it starts (TaskGraph's one flag per
+// task): a mark set by one of its tasks is claimed from the next replay on.
+TEST(DataTouch, ATaskGraphReplayClaimsTheMarksThatExistedWhenItStarted) {
+  Runtime rt(workers(1));
+  Data h = data_allocate(data_page_size());
+  bool mark = true;
+  TaskGraph g;
+  g.add({read(h)}, [&] {  // a reader: leaves a next-write mark
+    if (mark) data_mark_next_write(h);
+  });
+  g.add({write(h)}, [] {});  // after the reader
+  const std::uint64_t c0 = claims();
+  g.run(rt);
+  EXPECT_EQ(data_touch_mark(h), DataTouchMark::NextWrite);
+  EXPECT_EQ(claims(), c0);
+  mark = false;
+  g.run(rt);
+  EXPECT_EQ(data_touch_mark(h), DataTouchMark::None);
+  EXPECT_EQ(claims(), c0 + 1);
+  data_free(h);
+}
+
 TEST(DataTouch, CApi) {
   canopy_data_t d;
   ASSERT_EQ(canopy_data_allocate(&d, data_page_size(), nullptr), CANOPY_OK);

@@ -23,19 +23,14 @@
 #include <atomic>
 #include <cstdint>
 
+#include "canopy/detail/flag.hpp"
+
 #if defined(__x86_64__) || defined(__i386__)
 #include <x86intrin.h>
 #else
 #include <time.h>
 #endif
 
-#if defined(__SANITIZE_THREAD__)
-#define CANOPY_DETAIL_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define CANOPY_DETAIL_TSAN 1
-#endif
-#endif
 
 #include "canopy/detail/worker.hpp"
 
@@ -115,23 +110,10 @@ const char* trace_label() noexcept {
 
 inline TraceRing* trace_ring(const Worker* w) noexcept { return w->trace.load(std::memory_order_acquire); }
 
-// Whether w traces: the one test every task pays when tracing is off. On
-// x86-64 a compare of the pointer in memory with 0 and the branch, two
-// instructions; the compilers keep an atomic load in a register first
-// (three, and a register the task's code then lacks). A plain read of the
-// pointer, like the acquire load it stands for on x86; the traced path
-// loads the ring again (acquire) before it uses it. ThreadSanitizer builds
-// take the atomic load, which it sees.
-[[gnu::always_inline]] inline bool traces(const Worker* w) noexcept {
-#if defined(__x86_64__) && defined(__GCC_ASM_FLAG_OUTPUTS__) && !defined(CANOPY_DETAIL_TSAN)
-  static_assert(sizeof(w->trace) == sizeof(std::uintptr_t));
-  bool on;
-  asm("cmpq $0, %1" : "=@ccne"(on) : "m"(w->trace));
-  return on;
-#else
-  return trace_ring(w) != nullptr;
-#endif
-}
+// Whether w traces: the one test every task pays when tracing is off (two
+// instructions on x86-64, flag.hpp). The traced path loads the ring again
+// (acquire) before it uses it.
+[[gnu::always_inline]] inline bool traces(const Worker* w) noexcept { return nonzero_relaxed(w->trace); }
 
 inline void trace_put(TraceRing* r, TraceKind kind, std::uint64_t t0, std::uint64_t t1, std::uint64_t a,
                       std::uint64_t b, std::uint32_t c, std::uint16_t d) noexcept {
