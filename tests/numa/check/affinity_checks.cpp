@@ -17,16 +17,7 @@
 #include "numa_check.hpp"
 
 using namespace canopy;
-
-namespace {
-
-int current_node() {
-  const Topology& t = process_topology();
-  const int pu = t.pu_by_os_index(current_cpu());
-  return pu < 0 ? -1 : t.pu(pu).numa;
-}
-
-}  // namespace
+using numa_check::current_node;
 
 CANOPY_NUMA_CHECK(affinity_move_to_node_moves_every_page, 2) {
   const int n = data_num_nodes();

@@ -16,14 +16,9 @@
 #include "numa_check.hpp"
 
 using namespace canopy;
+using numa_check::current_node;
 
 namespace {
-
-int node_now() {
-  const Topology& t = process_topology();
-  const int pu = t.pu_by_os_index(current_cpu());
-  return pu < 0 ? -1 : t.pu(pu).numa;
-}
 
 RuntimeOptions learn_options() {
   RuntimeOptions o;
@@ -61,7 +56,7 @@ CANOPY_NUMA_CHECK(data_first_touch_learned_for_near, 2) {
     for (int i = 0; i < 40; ++i)
       for (int k = 0; k < n; ++k)
         g.spawn(Affinity::near(h[k], true), [&, k] {
-          const int at = node_now();
+          const int at = current_node();
           if (at != k && wrong.fetch_add(1) == 0) first_wrong = k * 100 + at;
         });
     g.wait();
@@ -105,7 +100,7 @@ CANOPY_NUMA_CHECK(dataflow_owner_computes_on_first_touch_data, 2) {
         submit(rt, {read_write(d)}, [=, &local, &remote] {
           auto* p = static_cast<unsigned char*>(data_ptr(d));
           for (std::size_t b = 0; b < bytes; b += 64) p[b] = static_cast<unsigned char>(p[b] + 1);
-          (node_now() == home ? local : remote).fetch_add(bytes);
+          (current_node() == home ? local : remote).fetch_add(bytes);
         });
       }
     wait_all(rt);

@@ -21,14 +21,9 @@
 #include "numa_check.hpp"
 
 using namespace canopy;
+using numa_check::current_node;
 
 namespace {
-
-int node_now() {
-  const Topology& t = process_topology();
-  const int pu = t.pu_by_os_index(current_cpu());
-  return pu < 0 ? -1 : t.pu(pu).numa;
-}
 
 constexpr std::size_t kPages = 64;
 std::string note;  // the PASS line's, one part per variant
@@ -83,7 +78,7 @@ void twisted(const char* name, const int (&from_next)[3], int expect_moved_group
     // the VMs' slow wake-ups make that possible).
     for (int k = 0; k < n; ++k)
       g[k].spawn([&, k] {
-        if (node_now() != group_node[k]) ran_off.fetch_add(1);
+        if (current_node() != group_node[k]) ran_off.fetch_add(1);
       });
     for (Bubble& b : g) b.wait();
     for (Bubble& b : g) taken += b.times_taken();

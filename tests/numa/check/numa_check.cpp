@@ -60,4 +60,10 @@ void bind_to_node(int node) {
   canopy::bind_current_thread(os);
 }
 
+int current_node() {
+  const canopy::Topology& t = canopy::process_topology();
+  const int pu = t.pu_by_os_index(canopy::current_cpu());
+  return pu < 0 ? -1 : t.pu(pu).numa;
+}
+
 }  // namespace numa_check

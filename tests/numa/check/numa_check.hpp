@@ -62,6 +62,8 @@ Summary run_checks(const std::string& filter, int num_nodes, const std::string& 
 std::vector<int> nodes_with_cpus();
 // Binds the calling thread to the CPUs of logical NUMA node `node`.
 void bind_to_node(int node);
+// The logical NUMA node of the CPU the calling thread is on now (-1: unknown).
+int current_node();
 
 }  // namespace numa_check
 

@@ -16,15 +16,9 @@
 #include "numa_check.hpp"
 
 using namespace canopy;
+using numa_check::current_node;
 
 namespace {
-
-// The logical NUMA node of the CPU the calling thread is on now.
-int current_node() {
-  const Topology& t = process_topology();
-  const int pu = t.pu_by_os_index(current_cpu());
-  return pu < 0 ? -1 : t.pu(pu).numa;
-}
 
 RuntimeOptions options(DataAffinity a) {
   RuntimeOptions o;
