@@ -214,30 +214,52 @@ def report(results, args):
             print(f"  {app} {c}: {line}")
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--bin", required=True, help="directory with the canopy_bench_* binaries (build/bin)")
-    ap.add_argument("--rounds", type=int, default=5, help="runs of each configuration (the median is reported)")
+def add_runner_args(ap, rounds):
+    """The flags of every runner of bench/apps (this one, lu/run.py, btmz/run.py)."""
+    ap.add_argument("--rounds", type=int, default=rounds, help="runs of each configuration (the median is reported)")
     ap.add_argument("--threads", default=str(os.cpu_count() or 1),
                     help="thread counts, comma separated (default: all CPUs)")
-    ap.add_argument("--only", default="", help=f"applications, comma separated ({','.join(APPS)})")
-    ap.add_argument("--configs", default=",".join(CONFIGS),
-                    help=f"configurations, comma separated ({','.join(CONFIGS)})")
-    ap.add_argument("--size", default="default", choices=list(SIZES), help="problem sizes (see above)")
     ap.add_argument("--locality", action="store_true", help="log and report the local share of the bytes accessed")
-    ap.add_argument("--no-check", dest="check", action="store_false", help="do not check the results")
-    ap.add_argument("--submit", action="store_true",
-                    help="canopy lk23 and matmul through submit instead of a TaskGraph (their --submit)")
     ap.add_argument("--markdown", action="store_true", help="print Markdown tables")
     ap.add_argument("--max-others", type=float, default=0.10,
                     help="run a program again when other processes used more than this share of the CPUs")
-    ap.add_argument("--smoke", action="store_true",
-                    help="every configuration once on the smoke sizes, checked (a test)")
-    args = ap.parse_args()
+
+
+def parse_threads(ap, args):
+    """args.threads "2,8" -> [2, 8]; a usage error otherwise."""
     try:
         args.threads = [int(t) for t in args.threads.split(",")]
     except ValueError:
         ap.error(f"--threads {args.threads!r}: expected thread counts separated by commas")
+    if any(t < 1 for t in args.threads):
+        ap.error(f"--threads: expected positive thread counts, got {args.threads}")
+
+
+def finish(args):
+    """Prints args.failures; the runner's exit status (1 when any)."""
+    if args.failures:
+        print(f"\n{len(args.failures)} run(s) FAILED:")
+        for f in args.failures:
+            print(f"  {f}")
+        return 1
+    return 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--bin", required=True, help="directory with the canopy_bench_* binaries (build/bin)")
+    add_runner_args(ap, rounds=5)
+    ap.add_argument("--only", default="", help=f"applications, comma separated ({','.join(APPS)})")
+    ap.add_argument("--configs", default=",".join(CONFIGS),
+                    help=f"configurations, comma separated ({','.join(CONFIGS)})")
+    ap.add_argument("--size", default="default", choices=list(SIZES), help="problem sizes (see above)")
+    ap.add_argument("--no-check", dest="check", action="store_false", help="do not check the results")
+    ap.add_argument("--submit", action="store_true",
+                    help="canopy lk23 and matmul through submit instead of a TaskGraph (their --submit)")
+    ap.add_argument("--smoke", action="store_true",
+                    help="every configuration once on the smoke sizes, checked (a test)")
+    args = ap.parse_args()
+    parse_threads(ap, args)
     args.only = [a for a in args.only.split(",") if a] or list(APPS)
     bad = [a for a in args.only if a not in APPS]
     if bad:
@@ -261,12 +283,7 @@ def main():
                    if os.path.exists(program(args, a, c)) and not results.get((a, c, args.threads[0]), {}).get("local")]
         if missing:
             args.failures.append(f"no LOCALITY line from {missing}")
-    if args.failures:
-        print(f"\n{len(args.failures)} run(s) FAILED:")
-        for f in args.failures:
-            print(f"  {f}")
-        return 1
-    return 0
+    return finish(args)
 
 
 if __name__ == "__main__":

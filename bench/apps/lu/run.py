@@ -94,20 +94,12 @@ def report(results, args):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--bin", required=True, help="directory with canopy_bench_lu_canopy (build/bin)")
-    ap.add_argument("--rounds", type=int, default=7, help="runs of each variant (the median is reported)")
-    ap.add_argument("--threads", default=str(os.cpu_count() or 1), help="thread counts, comma separated")
+    apps.add_runner_args(ap, rounds=7)
     ap.add_argument("--variants", default=",".join(VARIANTS), help=f"comma separated ({','.join(VARIANTS)})")
     ap.add_argument("--size", default="default", choices=list(SIZES), help="n = 1024 (default), 512 (small), 128")
-    ap.add_argument("--locality", action="store_true", help="log and report the local share of the bytes accessed")
-    ap.add_argument("--markdown", action="store_true", help="print Markdown tables")
-    ap.add_argument("--max-others", type=float, default=0.10,
-                    help="run a program again when other processes used more than this share of the CPUs")
     ap.add_argument("--smoke", action="store_true", help="every variant once on the smoke size, checked (a test)")
     args = ap.parse_args()
-    try:
-        args.threads = [int(t) for t in args.threads.split(",")]
-    except ValueError:
-        ap.error(f"--threads {args.threads!r}: expected thread counts separated by commas")
+    apps.parse_threads(ap, args)
     args.variants = [v for v in args.variants.split(",") if v]
     bad = [v for v in args.variants if v not in VARIANTS]
     if bad:
@@ -117,12 +109,7 @@ def main():
         args.locality = True
     results = collect_with_load_report(collect, args)
     report(results, args)
-    if args.failures:
-        print(f"\n{len(args.failures)} run(s) FAILED:")
-        for f in args.failures:
-            print(f"  {f}")
-        return 1
-    return 0
+    return apps.finish(args)
 
 
 if __name__ == "__main__":
