@@ -1,17 +1,23 @@
 // The task-to-task matrix of a recorded iteration (docs/auto-affinity.md,
 // "The matrix"): one pass over the tasks in order, keeping per handle its
-// last writer and the readers of the current version.
+// last writer and the readers of the version before its first writer.
 //   - a task that reads or overwrites a version gets an edge to the version's
 //     writer worth the handle's bytes (an overwrite moves the same pages);
-//   - the k readers of one version share its bytes: each pair gets
-//     bytes / (k - 1), so a reader's shared total is what it read, for
-//     k <= kMaxSharers (a handle read by more tasks, a table of constants,
-//     says nothing about who should sit with whom: no reader pairs);
+//   - the k readers of a version no task wrote (read-only data, or what a
+//     graph run once reads before its first writer) share its bytes: each
+//     pair gets bytes / (k - 1), so a reader's shared total is what it
+//     read, for k <= kMaxSharers (a handle read by more tasks, a table of
+//     constants, says nothing about who should sit with whom: no reader
+//     pairs). The readers of a version a task wrote get no pairs: its pages
+//     go to their writer's node (move_handles), so each reader's edge to the
+//     writer is what crosses nodes, and pairs on top of it would count bytes
+//     twice that are moved once (matmul's ring: with them, a copy task
+//     placed with the next row's tasks looked as cheap as one placed with
+//     its own, and read twice as many bytes remotely; docs/bench-apps.md);
 //   - a write after reads moves nothing between them: no edge;
 //   - cyclic (a graph replayed): the first readers of a handle read what its
 //     last writer left in the previous run, and its first writer overwrites
-//     it: both get their edge, and those first readers share with the last
-//     version's readers.
+//     it: both get their edge.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -29,8 +35,7 @@ struct HandleState {
   std::uint64_t bytes = 0;
   int writer = -1;        // last writer so far
   int first_writer = -1;
-  std::vector<int> readers;          // of the current version
-  std::vector<int> initial_readers;  // before the first writer
+  std::vector<int> initial_readers;  // of the version before the first writer (the only one they share)
 };
 
 std::uint64_t key_of(const RecAccess& a) { return (std::uint64_t{a.generation} << 32) | a.index; }
@@ -79,38 +84,29 @@ TaskMatrix build_task_matrix(const Recording& r, bool cyclic, std::vector<double
           edge(edges, h.writer, task, bytes);
         else
           h.initial_readers.push_back(task);
-        h.readers.push_back(task);
         continue;
       }
       if (h.writer >= 0) {
-        edge(edges, h.writer, task, bytes);
-        share(edges, h.readers, h.bytes);
+        edge(edges, h.writer, task, bytes);  // its readers: no pairs (a version a task wrote)
       } else {
         h.first_writer = task;
-        if (!cyclic) share(edges, h.readers, h.bytes);  // cyclic: shared with the last version's readers, below
+        // The version before the first writer: no task wrote it when the
+        // graph runs once; replayed, it is the last writer's (below).
+        if (!cyclic) share(edges, h.initial_readers, h.bytes);
       }
-      h.readers.clear();
       h.writer = task;
     }
   }
   for (auto& [key, h] : handles) {
     (void)key;
     if (h.writer < 0) {
-      share(edges, h.readers, h.bytes);  // read only: everyone reads the one version
+      share(edges, h.initial_readers, h.bytes);  // read only: everyone reads the one version
       continue;
     }
-    if (!cyclic) {
-      share(edges, h.readers, h.bytes);
-      continue;
-    }
+    if (!cyclic) continue;
     const auto bytes = static_cast<double>(h.bytes);
     for (int reader : h.initial_readers) edge(edges, h.writer, reader, bytes);
     edge(edges, h.writer, h.first_writer, bytes);
-    std::vector<int> all = h.readers;
-    all.insert(all.end(), h.initial_readers.begin(), h.initial_readers.end());
-    std::sort(all.begin(), all.end());
-    all.erase(std::unique(all.begin(), all.end()), all.end());
-    share(edges, all, h.bytes);
   }
   TaskMatrix m;
   if (rows) {
