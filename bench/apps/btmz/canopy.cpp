@@ -14,10 +14,14 @@
 //                         every zone counts the same
 //   --mode taskgroup      a plain TaskGroup per zone: the tasks go to the
 //                         spawning worker's deque and work stealing spreads them
+// In the group modes each run prints "BTMZ impl=.. groups_taken=N": how many
+// times an idle subtree took a zone's group whole (Bubble::times_taken).
 #include <canopy/bubble.hpp>
 #include <canopy/data.hpp>
 #include <canopy/runtime.hpp>
 
+#include <cstdint>
+#include <cstdio>
 #include <memory>
 #include <string>
 #include <vector>
@@ -96,6 +100,11 @@ int main(int argc, char** argv) {
         each_block([&](int z, long r0, long r1) { bt::step_rows(c, z, in, out, r0, r1); });
       }
       apps::locality_enable(false);
+      // How often an idle subtree took a zone's group whole (run.py reports it):
+      // what balanced the level when expected work alone did not.
+      std::uint64_t taken = 0;
+      for (const canopy::Bubble& g : groups) taken += g.times_taken();
+      if (!groups.empty()) std::printf("BTMZ impl=%s groups_taken=%llu\n", impl.c_str(), static_cast<unsigned long long>(taken));
     });
   };
   auto check = [&] { bt::check(argv[0], c, p[c.steps % 2], a.inject_error); };

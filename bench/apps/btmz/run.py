@@ -21,13 +21,16 @@ sequential reference. Rounds interleave the configurations (round r runs each
 once, at each thread count, before round r+1) and a run during which other
 processes used more than --max-others of the CPUs is run again, as
 bench/apps/run.py does (whose helpers this uses). Ratios: "taskgroup / this"
-and "omp / this" are the other's median time over this one's (> 1 = faster).
+and "omp / this" are the other's median time over this one's (> 1 = faster);
+"groups taken whole": the median over runs of how many times an idle subtree
+took a zone's group (Bubble::times_taken, summed over the zones).
 --smoke (a test): every configuration once at 2 threads on the smoke size,
 then each program once with --inject-error, which must fail its check.
 --size small is the size used in the NUMA VMs (bench/apps/numa.sh --runner btmz).
 """
 import argparse
 import os
+import re
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
@@ -37,6 +40,7 @@ from benchlib import LINE, collect_with_load_report, table  # noqa: E402
 
 CONFIGS = ["canopy-groups", "canopy-groups-nowork", "canopy-taskgroup", "omp-nested"]
 SIZES = {"default": [], "small": ["-n", "256", "-i", "5"], "smoke": ["--smoke"]}
+TAKEN = re.compile(r"BTMZ impl=\S+ groups_taken=(\d+)")
 OMP_ENV = {"OMP_PLACES": "cores", "OMP_PROC_BIND": "spread,close", "OMP_MAX_ACTIVE_LEVELS": "2"}
 
 
@@ -50,7 +54,7 @@ def command(args, config, threads):
 
 
 def collect(args):
-    """results[(config, threads)] = {"seconds", "local", "stats": [one per run]}"""
+    """results[(config, threads)] = {"seconds", "local", "stats", "taken": [one per run]}"""
     results = {}
     args.reruns = 0
     args.failures = []
@@ -66,12 +70,13 @@ def collect(args):
                     args.failures.append(f"{config} -t {t}: {' '.join(cmd)} failed ({rc}): {err.strip()[-1500:]}")
                     print(f"FAILED: {args.failures[-1]}", file=sys.stderr)
                     continue
-                r = results.setdefault((config, t), {"seconds": [], "local": [], "stats": []})
+                r = results.setdefault((config, t), {"seconds": [], "local": [], "stats": [], "taken": []})
                 r["seconds"] += [float(m.group(5)) for m in lines]
                 for m in apps.LOCALITY.finditer(out):
                     local, remote = int(m.group(4)), int(m.group(5))
                     r["local"].append(local / (local + remote) if local + remote else None)
                 r["stats"] += [float(m.group(1)) / 100 for m in apps.STATS.finditer(err)]
+                r["taken"] += [int(m.group(1)) for m in TAKEN.finditer(out)]
     return results
 
 
@@ -97,10 +102,12 @@ def report(results, args):
             for base in ("canopy-taskgroup", "omp-nested"):
                 b = times.get(base)
                 row.append("-" if b is None else f"{b / s:.2f}")
+            taken = apps.med(r["taken"])
+            row.append("-" if taken is None else f"{taken:g}")
             if args.locality:
                 row += [apps.pct(apps.med(r["local"])), apps.pct(apps.med(r["stats"])) if c.startswith("canopy") else "-"]
             rows.append(row)
-        head = ["config", "seconds (median)", "taskgroup / this", "omp / this"]
+        head = ["config", "seconds (median)", "taskgroup / this", "omp / this", "groups taken whole"]
         if args.locality:
             head += ["local bytes (log)", "local bytes (CANOPY_STATS)"]
         table(f"BT-MZ-like, {t} threads, {args.size} size, median of {1 if args.smoke else args.rounds} runs", head,
