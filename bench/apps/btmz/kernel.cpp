@@ -49,6 +49,21 @@ BtmzArgs parse(int argc, char** argv, bool has_mode) {
       a.mode = argv[++i];
       if (a.mode != "groups" && a.mode != "groups-nowork" && a.mode != "taskgroup")
         bad(argv[0], "--mode", a.mode.c_str(), "groups, groups-nowork or taskgroup");
+    } else if (i > 0 && (!std::strcmp(argv[i], "-h") || !std::strcmp(argv[i], "--help"))) {
+      std::printf(
+          "%s: a BT-MZ-like nested benchmark (bench/apps/btmz/btmz.hpp, docs/groups-memory.md)\n"
+          "  -n ROWS          rows of every zone (512; --smoke 32); zone widths ROWS/16 .. ratio x ROWS/16\n"
+          "  -i STEPS         time steps (30; --smoke 3)\n"
+          "  --zones Z        zones (16)      --ratio R  largest / smallest zone width (20)\n"
+          "  --grain P        points per task (8192; --smoke 128)\n",
+          argv[0]);
+      if (has_mode)
+        std::printf("  --mode M         groups (expected work and data), groups-nowork or taskgroup (groups)\n");
+      else
+        std::printf("  --outer T        outer threads (the NUMA nodes when they divide the threads, else 2)\n");
+      std::printf("and the flags of every application (bench/apps/common.hpp):\n");
+      std::fflush(stdout);
+      usage(argv[0]);
     } else {
       rest.push_back(argv[i]);
     }
