@@ -78,6 +78,7 @@ extern "C" {
 #endif
 int canopy_omp_set_task_node(int node) __attribute__((weak));
 int canopy_omp_set_task_thread(int thread) __attribute__((weak));
+int canopy_omp_task_thread_hint(void) __attribute__((weak));
 #ifdef __cplusplus
 }
 #endif
@@ -87,6 +88,15 @@ static inline int canopy_omp_task_node(int node) {
 }
 static inline int canopy_omp_task_thread(int thread) {
   return canopy_omp_set_task_thread ? canopy_omp_set_task_thread(thread) : 0;
+}
+
+/* Inside a task: the thread of the team it was aimed at, by
+ * canopy_omp_task_thread or by automatic affinity (CANOPY_AFFINITY=auto
+ * maps recurring tasks with depend clauses onto the threads), -1 for none
+ * (and on another runtime). Where it ran (omp_get_thread_num) may differ:
+ * idle threads take others' tasks. */
+static inline int canopy_omp_task_thread_target(void) {
+  return canopy_omp_task_thread_hint ? canopy_omp_task_thread_hint() : -1;
 }
 
 #endif /* CANOPY_OMP_H */

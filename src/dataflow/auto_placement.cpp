@@ -121,13 +121,7 @@ Topology worker_topology(RuntimeCore* c) {
   return *c->worker_topology;
 }
 
-Placement compute_placement(RuntimeCore* rt, const TaskMatrix& m, const std::string& policy) {
-  if (m.matrix.size() < 1) throw Error("compute_placement: the matrix has no task");
-  if (!m.work.empty() && static_cast<int>(m.work.size()) != m.matrix.size())
-    throw Error(fmt::format("compute_placement: {} work values for {} tasks", m.work.size(), m.matrix.size()));
-  const std::string name =
-      !policy.empty() ? policy : !rt->options.policy.empty() ? rt->options.policy : default_policy();
-  const Topology topo = worker_topology(rt);
+Placement place_tasks(const Topology& topo, const TaskMatrix& m, const std::string& name) {
   Placement p;
   if (name == "canopy") {
     // canopy's policy with its run-time effort (canopy_policy.hpp), through
@@ -145,15 +139,22 @@ Placement compute_placement(RuntimeCore* rt, const TaskMatrix& m, const std::str
   return p;
 }
 
-std::vector<int> placement_workers(RuntimeCore* rt, const Placement& p) {
-  const RuntimeCore& c = *rt;
-  const Topology topo = worker_topology(rt);
-  const int W = c.num_workers;
-  // Workers by OS CPU, core and NUMA node of the workers' topology.
+Placement compute_placement(RuntimeCore* rt, const TaskMatrix& m, const std::string& policy) {
+  if (m.matrix.size() < 1) throw Error("compute_placement: the matrix has no task");
+  if (!m.work.empty() && static_cast<int>(m.work.size()) != m.matrix.size())
+    throw Error(fmt::format("compute_placement: {} work values for {} tasks", m.work.size(), m.matrix.size()));
+  const std::string name =
+      !policy.empty() ? policy : !rt->options.policy.empty() ? rt->options.policy : default_policy();
+  return place_tasks(worker_topology(rt), m, name);
+}
+
+std::vector<int> workers_of_placement(const Topology& topo, const std::vector<int>& worker_pu, const Placement& p) {
+  const int W = static_cast<int>(worker_pu.size());
+  // Workers by PU, core and NUMA node.
   std::vector<std::vector<int>> on_pu(topo.num_pus()), on_core(topo.num_cores()), on_numa(topo.num_numa_nodes());
   for (int w = 0; w < W; ++w) {
-    const int pu = topo.pu_by_os_index(c.placement[w].pu_os);
-    if (pu < 0) continue;
+    const int pu = worker_pu[w];
+    if (pu < 0 || pu >= topo.num_pus()) continue;
     on_pu[pu].push_back(w);
     on_core[topo.pu(pu).core].push_back(w);
     on_numa[topo.pu(pu).numa].push_back(w);
@@ -177,6 +178,13 @@ std::vector<int> placement_workers(RuntimeCore* rt, const Placement& p) {
       out[t] = turn_any++ % W;
   }
   return out;
+}
+
+std::vector<int> placement_workers(RuntimeCore* rt, const Placement& p) {
+  const Topology topo = worker_topology(rt);
+  std::vector<int> worker_pu(rt->num_workers);
+  for (int w = 0; w < rt->num_workers; ++w) worker_pu[w] = topo.pu_by_os_index(rt->placement[w].pu_os);
+  return workers_of_placement(topo, worker_pu, p);
 }
 
 void write_affinity_files(const std::string& dir, const std::string& name, RuntimeCore* rt, const TaskMatrix& m,
@@ -209,10 +217,9 @@ void write_affinity_files(const std::string& dir, const std::string& name, Runti
   if (!out) throw Error(fmt::format("cannot write the affinity placement '{}'", ppath));
 }
 
-std::string describe_placement(RuntimeCore* rt, const TaskMatrix& m, const Placement& p) {
-  const Topology topo = worker_topology(rt);
-  const std::vector<int> workers = placement_workers(rt, p);
-  const int W = rt->num_workers;
+std::string describe_groups(const char* unit, const std::vector<std::pair<int, int>>& pu_os_numa, const TaskMatrix& m,
+                            const std::vector<int>& workers) {
+  const std::size_t W = pu_os_numa.size();
   std::vector<std::vector<int>> tasks(W);
   std::vector<double> work(W, 0);
   for (std::size_t t = 0; t < workers.size(); ++t) {
@@ -220,14 +227,19 @@ std::string describe_placement(RuntimeCore* rt, const TaskMatrix& m, const Place
     if (!m.work.empty()) work[workers[t]] += m.work[t];
   }
   std::string s;
-  for (int w = 0; w < W; ++w) {
-    const WorkerPlacement& wp = rt->placement[w];
-    s += fmt::format("canopy affinity: worker {} (PU P#{}, NUMA node {}): {} tasks {}", w, wp.pu_os, wp.numa,
-                     tasks[w].size(), tasks[w].empty() ? "-" : formats::ranges(tasks[w]));
+  for (std::size_t w = 0; w < W; ++w) {
+    s += fmt::format("canopy affinity: {} {} (PU P#{}, NUMA node {}): {} tasks {}", unit, w, pu_os_numa[w].first,
+                     pu_os_numa[w].second, tasks[w].size(), tasks[w].empty() ? "-" : formats::ranges(tasks[w]));
     if (!m.work.empty()) s += fmt::format(", work {:.3f} ms", work[w] * 1e3);
     s += "\n";
   }
   return s;
+}
+
+std::string describe_placement(RuntimeCore* rt, const TaskMatrix& m, const Placement& p) {
+  std::vector<std::pair<int, int>> where;
+  for (int w = 0; w < rt->num_workers; ++w) where.emplace_back(rt->placement[w].pu_os, rt->placement[w].numa);
+  return describe_groups("worker", where, m, placement_workers(rt, p));
 }
 
 void move_handles(RuntimeCore* rt, const Recording& r, const std::vector<int>& task_worker, AffinityReport* report) {

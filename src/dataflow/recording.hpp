@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "canopy/auto_affinity.hpp"
@@ -70,6 +71,20 @@ struct HandleWriter {
   int worker = -1;
 };
 std::vector<HandleWriter> handle_writers(const Recording& r, const std::vector<int>& task_worker);
+
+// compute_placement's steps on any machine (the OpenMP runtime's teams use
+// them too): `m` mapped onto `topo` with the policy `name` (canopy's at its
+// run-time effort), then the groups balanced by m.work when given.
+Placement place_tasks(const Topology& topo, const TaskMatrix& m, const std::string& name);
+// The worker of each task of p, given each worker's PU in topo (-1:
+// unknown): the worker on the task's PU (several there: in turn), else one
+// on its core, else its NUMA node, else any (in turn).
+std::vector<int> workers_of_placement(const Topology& topo, const std::vector<int>& worker_pu, const Placement& p);
+// The CANOPY_DISPLAY_AFFINITY lines of a placement: one per worker (`unit`
+// names it: "worker", "thread") with its PU (OS index), NUMA node, the
+// tasks placed there (`workers`: the worker of each task) and their work.
+std::string describe_groups(const char* unit, const std::vector<std::pair<int, int>>& pu_os_numa, const TaskMatrix& m,
+                            const std::vector<int>& workers);
 
 // The runtime-core side of canopy/auto_affinity.hpp (auto_placement.cpp),
 // for callers that hold a RuntimeCore rather than a Runtime.

@@ -6,29 +6,12 @@
 // merged as submit merges them. Equal signatures are the same recurring
 // task (an id); a handle freed and allocated again is another handle.
 //
-// Iterations. An iteration runs from one submission of an anchor task to
-// its next. The anchor is the recurring task with the longest distance
-// between two of its submissions (a task submitted once, an initialisation,
-// never is one; a task submitted several times an iteration gives way to
-// one submitted once, whose distance is the whole iteration; a program that
-// alternates two buffer sets has an iteration of two of its own loop's
-// iterations). An iteration is a list of ids; its set is the sorted ids
-// without repeats. Two iterations in a row with the same set confirm the
-// pattern: the matrix of the second is mapped at once, in the submitter,
-// with each task's mean measured time (times its occurrences) as its work
-// when each has run, else with the bytes it accesses (a stream submits far
+// Iterations: IterationFinder (iterations.hpp) finds them and says when
+// one is confirmed; its matrix is mapped at once, in the submitter, with
+// each task's mean measured time (times its occurrences) as its work when
+// each has run, else with the bytes it accesses (a stream submits far
 // ahead of what runs: waiting for the times would leave most of what it
-// submitted unplaced). After
-// that the mapped pattern holds as long as each iteration has its set:
-//  - an iteration with another set (new tasks, other accesses) starts
-//    observing again, and the next two equal iterations are mapped anew;
-//  - an iteration that has the mapped set again (after a one-off task, say)
-//    returns to the mapping without mapping again: noise does not re-map,
-//    and durations are never looked at after the mapping.
-// A longer distance replaces the anchor only when it is longer by an
-// eighth (order jitter between several submitting threads does not); an
-// anchor overdue by half its distance is dropped (the pattern changed: the
-// next task to recur is the anchor).
+// submitted unplaced).
 //
 // Applying. Every tracked task carries its id in its node (Node::stream_id)
 // and a worker hint kind, so make_ready takes its hinted path and asks
@@ -53,6 +36,7 @@
 #include "canopy/auto_affinity.hpp"
 #include "canopy/error.hpp"
 #include "canopy/runtime.hpp"
+#include "dataflow/iterations.hpp"
 #include "dataflow/recording.hpp"
 #include "runtime/runtime_core.hpp"
 
@@ -61,7 +45,6 @@ namespace canopy::detail::flow {
 namespace {
 
 constexpr std::uint32_t kNone = ~std::uint32_t{0};
-constexpr std::uint64_t kNever = ~std::uint64_t{0};
 // Past this many distinct signatures (a program whose tasks never repeat)
 // the stream stops tracking: memory stays bounded.
 constexpr std::uint32_t kChunkBits = 10;
@@ -74,7 +57,7 @@ struct Timing {
   std::atomic<std::uint32_t> runs{0};
 };
 
-enum class Phase : int { Observing, Confirmed, Applied };
+using Phase = IterationFinder::Phase;
 
 std::uint64_t hash_signature(const RecAccess* a, std::size_t n) {
   std::uint64_t h = 0xCBF29CE484222325ull;
@@ -98,13 +81,6 @@ bool same_signature(const std::vector<RecAccess>& s, const RecAccess* a, std::si
   return true;
 }
 
-std::vector<std::uint32_t> set_of(const std::vector<std::uint32_t>& ids) {
-  std::vector<std::uint32_t> s = ids;
-  std::sort(s.begin(), s.end());
-  s.erase(std::unique(s.begin(), s.end()), s.end());
-  return s;
-}
-
 double thread_cpu_seconds() {
   timespec ts{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
@@ -126,17 +102,8 @@ struct StreamAffinity {
   std::unordered_map<std::uint64_t, std::vector<std::uint32_t>> by_hash;
   std::vector<std::vector<RecAccess>> sigs;  // by id
   bool disabled = false;
-  Phase phase = Phase::Observing;
-  std::uint32_t anchor = kNone;
-  std::uint64_t anchor_distance = 0;   // submissions between its last two occurrences
-  std::uint64_t submissions = 0;
-  std::vector<std::uint64_t> last_pos;  // by id: the submission number of its last occurrence
-  std::vector<std::uint32_t> cur;        // the current iteration's ids, in submission order
-  std::vector<std::uint32_t> prev_set;   // the previous iteration's set
-  std::size_t prev_len = 0;
-  std::vector<std::uint32_t> confirmed, confirmed_set;  // the iteration waiting to be mapped
-  std::vector<std::uint32_t> mapped, mapped_set;        // the iteration mapped (or applied by hand)
-  std::vector<int> mapped_workers;                      // per row of the mapped matrix
+  IterationFinder finder;
+  std::vector<int> mapped_workers;  // per row of the mapped matrix
   bool manual = false;
   bool work_is_bytes = false;  // the last matrix's work: bytes accessed (its tasks had not all run)
   AffinityReport report;
@@ -161,82 +128,14 @@ struct StreamAffinity {
       timing[id >> kChunkBits].store(timing_owner.back().get(), std::memory_order_release);
     }
     sigs.emplace_back(a, a + n);
-    last_pos.push_back(kNever);
+    finder.add_id();
     bucket.push_back(id);
     return id;
   }
 
-  void set_phase(Phase p) {
-    phase = p;
-  }
-
-  // One more submission of task `id` (the rules at the top).
+  // One more submission of task `id`: maps when an iteration is confirmed.
   void observe(std::uint32_t id) {
-    const std::uint64_t i = submissions++;
-    std::uint64_t& slot = last_pos[id];
-    const std::uint64_t last = slot;
-    slot = i;
-    if (anchor != kNone && cur.size() >= anchor_distance + anchor_distance / 2 + 16) {
-      // The anchor is overdue: the pattern changed under it.
-      anchor = kNone;
-      anchor_distance = 0;
-      cur.clear();
-      prev_set.clear();
-      if (phase == Phase::Applied) set_phase(Phase::Observing);
-    }
-    if (id == anchor) {
-      anchor_distance = i - last;
-      end_iteration();
-      cur.assign(1, id);
-      return;
-    }
-    if (last != kNever) {
-      const std::uint64_t d = i - last;
-      if (anchor == kNone || d > anchor_distance + anchor_distance / 8) {
-        // A longer period than the anchor's: this task is the anchor now.
-        anchor = id;
-        anchor_distance = d;
-        cur.assign(1, id);
-        prev_set.clear();
-        return;
-      }
-    }
-    if (anchor != kNone) cur.push_back(id);
-  }
-
-  void end_iteration() {
-    std::vector<std::uint32_t> set = set_of(cur);
-    const std::size_t len = cur.size();
-    if (!mapped_set.empty() && set == mapped_set) {
-      // The mapped pattern (again): nothing to do, whatever the durations.
-      if (phase != Phase::Applied) set_phase(Phase::Applied);
-      confirmed.clear();
-      confirmed_set.clear();
-    } else if (phase == Phase::Applied) {
-      set_phase(Phase::Observing);  // the pattern changed (the old placement holds for the tasks it knows)
-    } else if (phase == Phase::Confirmed && set == confirmed_set) {
-      try_map();  // the same again, still waiting for durations
-    } else if (phase == Phase::Observing && !prev_set.empty() && set == prev_set) {
-      confirmed = cur;
-      confirmed_set = set;
-      set_phase(Phase::Confirmed);
-      try_map();
-    } else if (phase == Phase::Confirmed) {
-      set_phase(Phase::Observing);
-    }
-    prev_set = std::move(set);
-    prev_len = len;
-  }
-
-  // Maps the confirmed iteration: at once (the confirmation comes from the
-  // submitter, which must not wait for its tasks), with each task's
-  // measured time as its work when every one of them has run, else with
-  // the bytes each task accesses as its work (a stream that runs ahead of
-  // its tasks: mapping only once they have run would leave most of what it
-  // submitted unplaced; bytes are what a memory-bound task's time follows).
-  void try_map() {
-    if (phase != Phase::Confirmed) return;
-    map();
+    if (finder.observe(id)) map();
   }
 
   // The recording of an iteration's occurrences, their rows (distinct
@@ -312,27 +211,23 @@ struct StreamAffinity {
     Recording rec;
     std::vector<int> rows;
     std::vector<std::uint32_t> row_ids;
-    const TaskMatrix m = matrix_of(confirmed, shown, &rec, &rows, &row_ids);
+    const TaskMatrix m = matrix_of(finder.confirmed, shown, &rec, &rows, &row_ids);
     const Placement p = compute_placement(rt, m, "");
     const std::vector<int> workers = placement_workers(rt, p);
     const auto t1 = std::chrono::steady_clock::now();
     report.map_cpu_seconds = thread_cpu_seconds() - cpu0;
-    mapped = std::move(confirmed);
-    mapped_set = std::move(confirmed_set);
-    confirmed.clear();
-    confirmed_set.clear();
+    finder.map_confirmed();
     manual = false;
     apply(rec, rows, row_ids, workers);
     const auto t2 = std::chrono::steady_clock::now();
     report.map_seconds = std::chrono::duration<double>(t1 - t0).count();
     report.move_seconds = std::chrono::duration<double>(t2 - t1).count();
     ++report.mappings;
-    set_phase(Phase::Applied);
     if (rt->options.display_affinity) {
       std::string text = fmt::format(
           "canopy affinity: stream: {} recurring tasks (iterations of {} submissions) on {} workers, policy {}, "
           "work {}, mapped in {:.2f} ms, {} pages moved{}\n",
-          row_ids.size(), mapped.size(), rt->num_workers, p.policy, work_is_bytes ? "bytes" : "measured",
+          row_ids.size(), finder.mapped.size(), rt->num_workers, p.policy, work_is_bytes ? "bytes" : "measured",
           report.map_seconds * 1e3, report.pages_moved,
           report.pages_left == 0 ? std::string()
                                  : fmt::format(", {} pages of {} handles left where they were (first: {})",
@@ -428,7 +323,7 @@ StreamTask stream_task_submitted(RuntimeCore* rt, const Access* acc, std::size_t
     return {};
   }
   s->observe(id);
-  return StreamTask{id + 1, s, s->phase != Phase::Applied};
+  return StreamTask{id + 1, s, s->finder.phase != Phase::Applied};
 }
 
 int stream_worker(RuntimeCore* rt, std::uint32_t id) {
@@ -450,8 +345,8 @@ StreamReport stream_affinity(const Runtime& rt) {
   if (!s) return r;
   std::lock_guard<std::mutex> lock(s->mutex);
   r.signatures = s->sigs.size();
-  r.iteration = s->mapped.size();
-  r.recurring = s->mapped_set.size();
+  r.iteration = s->finder.mapped.size();
+  r.recurring = s->finder.mapped_set.size();
   r.workers = s->mapped_workers;
   r.manual = s->manual;
   r.affinity = s->report;
@@ -462,7 +357,7 @@ TaskMatrix stream_matrix(const Runtime& rt) {
   StreamAffinity* s = rt.core()->stream.load(std::memory_order_acquire);
   if (!s) throw Error("stream_matrix: the runtime's stream has no recurring tasks (CANOPY_AFFINITY is not auto?)");
   std::lock_guard<std::mutex> lock(s->mutex);
-  const std::vector<std::uint32_t>& it = !s->mapped.empty() ? s->mapped : s->confirmed;
+  const std::vector<std::uint32_t>& it = !s->finder.mapped.empty() ? s->finder.mapped : s->finder.confirmed;
   if (it.empty()) throw Error("stream_matrix: no iteration of the stream has been recognised yet");
   detail::flow::Recording rec;
   std::vector<int> rows;
@@ -474,8 +369,8 @@ void apply_stream_placement(Runtime& rt, const Placement& p) {
   StreamAffinity* s = rt.core()->stream.load(std::memory_order_acquire);
   if (!s) throw Error("apply_stream_placement: the runtime's stream has no recurring tasks");
   std::lock_guard<std::mutex> lock(s->mutex);
-  const bool confirmed = !s->confirmed.empty();
-  const std::vector<std::uint32_t>& it = confirmed ? s->confirmed : s->mapped;
+  const bool confirmed = !s->finder.confirmed.empty();
+  const std::vector<std::uint32_t>& it = confirmed ? s->finder.confirmed : s->finder.mapped;
   if (it.empty()) throw Error("apply_stream_placement: no iteration of the stream has been recognised yet");
   detail::flow::Recording rec;
   std::vector<int> rows;
@@ -484,16 +379,11 @@ void apply_stream_placement(Runtime& rt, const Placement& p) {
   if (static_cast<std::size_t>(p.num_tasks()) != row_ids.size())
     throw Error(fmt::format("apply_stream_placement: the placement has {} tasks, the stream's iteration {}",
                             p.num_tasks(), row_ids.size()));
-  if (confirmed) {
-    s->mapped = std::move(s->confirmed);
-    s->mapped_set = std::move(s->confirmed_set);
-    s->confirmed.clear();
-    s->confirmed_set.clear();
-  }
+  if (confirmed) s->finder.map_confirmed();
   const std::vector<int> workers = detail::flow::placement_workers(rt.core(), p);
   s->apply(rec, rows, row_ids, workers);
   s->manual = true;
-  s->set_phase(detail::flow::Phase::Applied);
+  s->finder.phase = detail::flow::IterationFinder::Phase::Applied;
 }
 
 }  // namespace canopy

@@ -12,6 +12,7 @@
 #include "canopy/error.hpp"
 #include "canopy/mapping.hpp"
 #include "canopy/runtime.hpp"
+#include "runtime/env.hpp"
 #include "runtime/runtime_core.hpp"
 
 namespace canopy {
@@ -35,14 +36,18 @@ std::string lower(std::string s) {
   return s;
 }
 
-bool parse_bool(const char* var, const std::string& value) {
+}  // namespace
+
+namespace detail {
+bool parse_env_bool(const char* var, const std::string& value) {
   const std::string v = lower(trimmed(value));
   if (v == "1" || v == "true" || v == "yes" || v == "on") return true;
   if (v == "0" || v == "false" || v == "no" || v == "off") return false;
   throw Error(fmt::format("{}='{}': expected 1, 0, true, false, yes, no, on or off", var, value));
 }
+}  // namespace detail
 
-}  // namespace
+using detail::parse_env_bool;
 
 BindMode parse_bind_mode(const std::string& s) {
   const std::string v = lower(trimmed(s));
@@ -114,8 +119,8 @@ RuntimeOptions RuntimeOptions::from_env() {
     }
     o.policy = name;
   }
-  if (auto v = env("CANOPY_DISPLAY_AFFINITY")) o.display_affinity = parse_bool("CANOPY_DISPLAY_AFFINITY", *v);
-  if (auto v = env("CANOPY_STATS")) o.stats = parse_bool("CANOPY_STATS", *v);
+  if (auto v = env("CANOPY_DISPLAY_AFFINITY")) o.display_affinity = parse_env_bool("CANOPY_DISPLAY_AFFINITY", *v);
+  if (auto v = env("CANOPY_STATS")) o.stats = parse_env_bool("CANOPY_STATS", *v);
   if (auto v = env("CANOPY_DATA_AFFINITY")) {
     try {
       o.data_affinity = parse_data_affinity(*v);

@@ -1,8 +1,11 @@
 // canopy's task-affinity extension (include/canopy_omp.h calls these through
 // weak references, so a program still runs on another runtime): the next
 // task the calling thread creates goes to a NUMA node or a thread of the
-// team (core/task_affinity.hpp). Both return 1: canopy honours them.
+// team (core/task_affinity.hpp). Both return 1: canopy honours them. And
+// which thread the running task was aimed at.
 #include "../core/task_affinity.hpp"
+#include "../core/observe.hpp"
+#include "../core/tasks.hpp"
 #include "../gomp/abi.hpp"
 
 using namespace canopy::omp;
@@ -14,4 +17,11 @@ CANOPY_GOMP int canopy_omp_set_task_node(int node) {
 CANOPY_GOMP int canopy_omp_set_task_thread(int thread) {
   set_next_task_affinity(-1, thread >= 0 ? thread : -1);
   return 1;
+}
+// The thread of the team the calling task was aimed at (canopy_omp_task_thread,
+// or automatic affinity: CANOPY_AFFINITY=auto), -1 for none. For tests and
+// tools: where a task runs can be compared with where it was meant to.
+CANOPY_GOMP int canopy_omp_task_thread_hint() {
+  const ThreadState* ts = tls_thread;
+  return ts && ts->task ? ts->task->affinity_thread : -1;
 }

@@ -76,6 +76,7 @@ Runtime* make_runtime() {
   if (s.wait_policy == WaitPolicy::Active && !s.spin_count) rt->spin_count = 1 << 22;
   rt->settings.default_num_threads = rt->num_cores;  // canopy's default team: one thread per core
   if (s.display_env) display_env(s, s.display_env_verbose, std::cerr);
+  (void)affinity_settings();  // the CANOPY_* ones: a bad value stops the program now, not at its first task
   observe_init();
   return rt;
 }

@@ -11,10 +11,14 @@
 #include <unordered_map>
 #include <vector>
 
+#include <canopy/affinity.hpp>
 #include <canopy/data.hpp>
+#include <canopy/error.hpp>
+#include <canopy/mapping.hpp>
 
 #include "data/machine.hpp"  // query_page_nodes: the data layer's move_pages, in its logical node numbers
 #include "runtime.hpp"
+#include "runtime/env.hpp"  // parse_env_bool: canopy's runtime's words for booleans
 
 namespace canopy::omp {
 
@@ -32,6 +36,32 @@ AffinitySettings read_affinity_settings() {
     const long n = std::strtol(v, &end, 10);
     if (*end || n < 1 || n > 64) fatal("CANOPY_OMP_TEST_NUMA='%s': expected a number of pretend NUMA nodes, 1 to 64", v);
     s.test_nodes = static_cast<int>(n);
+  }
+  if (const char* v = std::getenv("CANOPY_AFFINITY"); v && *v) {
+    try {
+      s.auto_affinity = parse_auto_affinity(v) == AutoAffinity::Auto;
+    } catch (const Error&) {
+      fatal("CANOPY_AFFINITY='%s': expected auto or none", v);
+    }
+  }
+  if (!s.auto_affinity) return s;
+  if (const char* v = std::getenv("CANOPY_POLICY"); v && *v) {
+    std::string name = v;
+    name.erase(0, name.find_first_not_of(" \t"));
+    name.erase(name.find_last_not_of(" \t") + 1);
+    try {
+      find_policy(name);
+    } catch (const Error& e) {
+      fatal("CANOPY_POLICY='%s': %s", v, e.what());
+    }
+    s.policy = name;
+  }
+  if (const char* v = std::getenv("CANOPY_DISPLAY_AFFINITY"); v && *v) {
+    try {
+      s.display = detail::parse_env_bool("CANOPY_DISPLAY_AFFINITY", v);
+    } catch (const Error& e) {
+      fatal("%s", e.what());
+    }
   }
   return s;
 }

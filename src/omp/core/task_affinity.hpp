@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <deque>
 #include <mutex>
+#include <string>
 
 namespace canopy::omp {
 
@@ -18,9 +19,17 @@ struct Task;
 struct AffinitySettings {
   bool strict = false;  // CANOPY_OMP_AFFINITY=strict: only threads of the task's node take it
   int test_nodes = 0;   // CANOPY_OMP_TEST_NUMA=n (tests on a one-node machine): n pretend nodes
+  // CANOPY_AFFINITY=auto: recurring tasks with depend clauses are mapped
+  // onto the team's threads (depend_affinity.hpp); CANOPY_POLICY (the
+  // policy; "" = canopy's default) and CANOPY_DISPLAY_AFFINITY (print each
+  // mapping) are read only then. The same words as canopy's runtime.
+  bool auto_affinity = false;
+  std::string policy;
+  bool display = false;
 };
-// Read once from the environment; a bad value stops the program with a
-// message naming the variable (canopy's custom for CANOPY_* variables).
+// Read once from the environment (at the runtime's start); a bad value
+// stops the program with a message naming the variable (canopy's custom
+// for CANOPY_* variables).
 const AffinitySettings& affinity_settings();
 
 // The NUMA node holding most bytes of the ranges (ties: the lowest node),

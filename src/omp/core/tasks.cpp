@@ -411,11 +411,6 @@ void finish(ThreadState* ts, Task* t) {
   wake_if_sleepers(team);
 }
 
-struct Dep {
-  void* addr;
-  bool out;
-};
-
 // The dependences of t, for an OMPT tool (out of line: observed only).
 [[gnu::noinline]] void observe_dependences(Task* t, const std::vector<Dep>& deps) {
   std::vector<const void*> addrs;
@@ -455,6 +450,12 @@ std::vector<Dep> parse_depend(void** d) {
     }
   }
   return deps;
+}
+
+// The bytes of each depend item when the ABI gave them (kTaskFlagDependLen), else null.
+const std::size_t* depend_lengths(const TaskSpec& spec) {
+  if (!(spec.flags & kTaskFlagDependLen) || !spec.depend[0]) return nullptr;
+  return reinterpret_cast<const std::size_t*>(spec.depend + 2 + reinterpret_cast<std::uintptr_t>(spec.depend[0]));
 }
 
 // Under the parent's ChildDeps mutex: link `t` after its predecessors among its siblings.
@@ -512,7 +513,10 @@ void reset_task_deps(Task& t) {
 }
 
 void ensure_task_queue(Team& team) {
-  if (!team.tasks) team.tasks = std::make_unique<TaskQueue>();
+  if (!team.tasks) {
+    team.tasks = std::make_unique<TaskQueue>();
+    if (affinity_settings().auto_affinity) attach_depend_affinity(*team.tasks);
+  }
   TaskQueue& q = *team.tasks;
   const std::size_t n = static_cast<std::size_t>(std::max(1, team.nthreads));
   while (q.deques.size() < n) q.deques.push_back(std::make_unique<TaskDeque>());
@@ -642,6 +646,8 @@ void submit_task(ThreadState& ts, Task* t, const TaskSpec& spec, bool undeferred
     if (!parent->child_deps) parent->child_deps = new ChildDeps;  // only this thread creates parent's children
     const std::vector<Dep> deps = parse_depend(spec.depend);
     if (observed(ts)) [[unlikely]] observe_dependences(t, deps);
+    if (team.tasks->depend_affinity && !t->undeferred) [[unlikely]]
+      depend_affinity_task(team, t, deps, depend_lengths(spec));
     std::lock_guard<std::mutex> lock(parent->child_deps->m);
     register_deps_locked(*parent->child_deps, t, deps);
     ready = t->dep->unresolved.load(std::memory_order_relaxed) == 0;

@@ -16,6 +16,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "depend_affinity.hpp"
 #include "runtime.hpp"
 #include "task_affinity.hpp"
 #include "task_deque.hpp"
@@ -57,6 +58,13 @@ inline std::uint32_t next_task_id() {
 struct DepRecord {                 // per address, among the children of one task
   Task* last_out = nullptr;        // last out/inout/mutexinoutset task
   std::vector<Task*> readers;      // in tasks since last_out
+};
+
+// One depend clause item as the core sees it (out: out, inout,
+// mutexinoutset, inoutset; they are serialised alike).
+struct Dep {
+  void* addr;
+  bool out;
 };
 
 // The dependence map of one task's children: allocated when its first child
@@ -147,10 +155,18 @@ struct TaskQueue {
   // affinity lets a thread take another node's task only after it has been
   // idle for twice that (tasks.cpp, find_affine).
   std::atomic<std::int64_t> affine_run_ns{0};
+  // CANOPY_AFFINITY=auto only: the recurring tasks with depend clauses and
+  // their threads (depend_affinity.hpp); null otherwise.
+  DependAffinityPtr depend_affinity;
 };
 
 // TaskSpec::flags bits (GCC's GOMP_TASK_FLAG_* values; the kmp layer converts libomp's).
 constexpr unsigned kTaskFlagFinal = 2, kTaskFlagDepend = 8, kTaskFlagDetach = 1u << 13;
+// canopy's own (GCC never sets it): `depend` (GCC's {n, nout, addresses}
+// layout) is followed by n std::size_t, each item's bytes (libomp's `len`),
+// for automatic affinity (depend_affinity.hpp). A flag rather than a field:
+// TaskSpec is built for every task, and a field costs a store each time.
+constexpr unsigned kTaskFlagDependLen = 1u << 30;
 
 struct TaskSpec {
   void (*fn)(void*) = nullptr;

@@ -72,12 +72,12 @@ kmp_task_t* alloc_task(kmp_int32 flags, std::size_t sizeof_task, std::size_t siz
   return task;
 }
 
-void submit(kmp_task_t* task, void** depend, bool if_clause) {
+void submit(kmp_task_t* task, void** depend, bool if_clause, unsigned depend_flags) {
   TaskHead* head = head_of(task);
   if (head->flags & kTaskPriority)
     head->core->priority = std::clamp(task->data2.priority, 0, runtime().settings.max_task_priority);
   TaskSpec spec;
-  spec.flags = core_flags(head->flags) | (depend ? kTaskFlagDepend : 0);
+  spec.flags = core_flags(head->flags) | depend_flags;
   spec.depend = depend;
   spec.if_clause = if_clause;
   task_submit(head->core, spec);
@@ -94,18 +94,20 @@ struct kmp_depend_info_t {
   std::uint8_t flags;
 };
 
-// GCC's layout (what the core parses): {n, nout, out addresses..., in addresses...}.
+// GCC's layout (what the core parses): {n, nout, out addresses..., in
+// addresses...}; `with_len` appends each item's bytes in the same order
+// (kTaskFlagDependLen: automatic affinity weighs the task-to-task matrix
+// with them).
 std::vector<void*> gomp_depend(kmp_int32 ndeps, const kmp_depend_info_t* list, kmp_int32 nnoalias,
-                               const kmp_depend_info_t* noalias) {
-  std::vector<void*> out, in;
-  auto add = [&](const kmp_depend_info_t& d) {
-    (d.flags == 1 ? in : out).push_back(reinterpret_cast<void*>(d.base_addr));
-  };
-  for (kmp_int32 i = 0; i < ndeps; ++i) add(list[i]);
-  for (kmp_int32 i = 0; i < nnoalias; ++i) add(noalias[i]);
-  std::vector<void*> d{reinterpret_cast<void*>(out.size() + in.size()), reinterpret_cast<void*>(out.size())};
-  d.insert(d.end(), out.begin(), out.end());
-  d.insert(d.end(), in.begin(), in.end());
+                               const kmp_depend_info_t* noalias, bool with_len = false) {
+  std::vector<const kmp_depend_info_t*> out, in;
+  for (kmp_int32 i = 0; i < ndeps; ++i) (list[i].flags == 1 ? in : out).push_back(&list[i]);
+  for (kmp_int32 i = 0; i < nnoalias; ++i) (noalias[i].flags == 1 ? in : out).push_back(&noalias[i]);
+  out.insert(out.end(), in.begin(), in.end());
+  std::vector<void*> d{reinterpret_cast<void*>(out.size()), reinterpret_cast<void*>(out.size() - in.size())};
+  for (const kmp_depend_info_t* i : out) d.push_back(reinterpret_cast<void*>(i->base_addr));
+  if (with_len)
+    for (const kmp_depend_info_t* i : out) d.push_back(reinterpret_cast<void*>(i->len));
   return d;
 }
 
@@ -137,8 +139,8 @@ CANOPY_KMP kmp_int32 __kmpc_omp_task_with_deps(ident_t*, kmp_int32, kmp_task_t* 
     submit(task, nullptr);
     return 0;
   }
-  std::vector<void*> d = gomp_depend(ndeps, dep_list, ndeps_noalias, noalias_dep_list);
-  submit(task, d.data());
+  std::vector<void*> d = gomp_depend(ndeps, dep_list, ndeps_noalias, noalias_dep_list, true);
+  submit(task, d.data(), true, kTaskFlagDepend | kTaskFlagDependLen);
   return 0;
 }
 // taskwait depend(...) and the dependences of an if(0) task: wait for them.

@@ -37,7 +37,9 @@ inline TaskHead* head_of(kmp_task_t* task) { return reinterpret_cast<TaskHead*>(
 
 // Allocates a task (__kmpc_omp_task_alloc's work).
 kmp_task_t* alloc_task(kmp_int32 flags, std::size_t sizeof_task, std::size_t sizeof_shareds, kmp_routine_entry_t entry);
-// Queues (or runs) an allocated task; `depend` in GCC's layout or null.
-void submit(kmp_task_t* task, void** depend, bool if_clause = true);
+// Queues (or runs) an allocated task; `depend` in GCC's layout or null,
+// `depend_flags` then kTaskFlagDepend (and kTaskFlagDependLen when the
+// items' bytes follow the addresses).
+void submit(kmp_task_t* task, void** depend, bool if_clause = true, unsigned depend_flags = 0);
 
 }  // namespace canopy::omp::kmp
