@@ -42,8 +42,8 @@ namespace {
 // GCC passes a depend item's address only: each counts as this many bytes.
 constexpr std::uint64_t kUnitBytes = 1;
 // Past this many distinct tasks (a program whose tasks never repeat) the
-// team stops observing: memory stays bounded.
-constexpr std::size_t kMaxIds = std::size_t{1} << 20;
+// team stops observing: memory stays bounded (a few MB).
+constexpr std::size_t kMaxIds = std::size_t{1} << 17;
 
 struct Item {
   std::uintptr_t addr;
@@ -204,6 +204,7 @@ void attach_depend_affinity(TaskQueue& q) { q.depend_affinity.reset(new DependAf
 void destroy_depend_affinity(DependAffinity* d) { delete d; }
 
 void depend_affinity_task(Team& team, Task* t, const std::vector<Dep>& deps, const std::size_t* len) {
+  if (team.nthreads < 2) return;  // a detached task's dependences in a team of one: nowhere to place
   DependAffinity& d = *team.tasks->depend_affinity;
   Signature sig;
   sig.code = code_of(t->fn, t->arg);
