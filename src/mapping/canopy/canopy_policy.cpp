@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdint>
 
 #include "canopy/comm_matrix.hpp"
@@ -16,6 +17,8 @@
 namespace canopy::policy {
 
 namespace {
+
+constexpr std::int64_t kLeanMaxStarts = 8;
 
 std::vector<int> run(const Topology& topo, const CommMatrix& m, const MapOptions& opt, const Slots& slots,
                      bool lean) {
@@ -43,6 +46,14 @@ std::vector<int> run(const Topology& topo, const CommMatrix& m, const MapOptions
     // The effort default_effort gives a graph of 50,000 tasks and edges.
     params.auto_effort = false;
     params.effort = cmap::default_effort(400000, 0);
+    // More starts for a graph so small that they cost next to nothing (up
+    // to 8 below 256 tasks and edges, one from 2,048 on: the time at 1,000
+    // tasks is unchanged). One start lands where its seed leads, and on
+    // small graphs the spread between seeds is wide: the video pipeline's
+    // 70 recurring tasks on 4 NUMA nodes crossed 1.08x the volume of the
+    // best placement with the first seed, 1.03x with the best of 8 (4 ms).
+    const std::int64_t size = T + static_cast<std::int64_t>(g.adj.size()) / 2;
+    params.effort.starts = static_cast<int>(std::clamp<std::int64_t>(2048 / size, 1, kLeanMaxStarts));
   }
   return cmap::map_graph(g, tree, weights, params);
 }
