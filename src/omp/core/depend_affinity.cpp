@@ -9,10 +9,13 @@
 // the groups is the bytes (units) a task names: tasks are not timed.
 //
 // The machine the threads are mapped on: the machine restricted to the
-// PUs the team's threads are bound to; the pretend machine of
-// CANOPY_OMP_TEST_NUMA=n (n NUMA nodes, thread t on node t mod n, as the
-// node queues see it); or, for a team whose threads are not bound (more
-// threads than places), one core per thread (groups by communication only).
+// PUs the team's threads are pinned to (each to one PU or core); the
+// pretend machine of CANOPY_OMP_TEST_NUMA=n (n NUMA nodes, thread t on
+// node t mod n, as the node queues see it); or, for a team whose threads
+// are not pinned (canopy leaves an oversubscribed team unpinned, and
+// OMP_PLACES may give places larger than a core), one core per thread:
+// groups by communication only (several threads on one PU of the real
+// machine would get its group's tasks in turn, splitting neighbours).
 #include "depend_affinity.hpp"
 
 #include <algorithm>
@@ -102,8 +105,8 @@ TeamMachine team_machine(const TaskQueue& q, int nthreads) {
     return m;
   }
   const Topology* topo = machine();
-  bool bound = topo != nullptr && q.slot_pu.size() >= static_cast<std::size_t>(nthreads);
-  for (int t = 0; bound && t < nthreads; ++t) bound = q.slot_pu[t] >= 0;
+  bool bound = topo != nullptr && q.slot_pinned.size() >= static_cast<std::size_t>(nthreads);
+  for (int t = 0; bound && t < nthreads; ++t) bound = q.slot_pinned[t] && q.slot_pu[t] >= 0;
   if (!bound) {
     m.topo = Topology::from_synthetic("core:" + std::to_string(nthreads) + " pu:1");
     for (int t = 0; t < nthreads; ++t) m.thread_pu[t] = t;

@@ -13,6 +13,17 @@ int pu_of_cpus(const Topology* topo, const std::vector<int>& cpus) {
   return topo->pu_by_os_index(cpus.front());
 }
 
+bool pinned_to_one_core(const Topology* topo, const std::vector<int>& cpus) {
+  if (!topo || cpus.empty()) return false;
+  int core = -1;
+  for (int cpu : cpus) {
+    const int pu = topo->pu_by_os_index(cpu);
+    if (pu < 0 || (core >= 0 && topo->pu(pu).core != core)) return false;
+    core = topo->pu(pu).core;
+  }
+  return true;
+}
+
 std::vector<int> victim_order(const Topology* topo, const std::vector<int>& slot_pu, int self) {
   const int n = static_cast<int>(slot_pu.size());
   std::vector<std::pair<int, int>> order;  // (-shared level, rotation), sorted

@@ -21,5 +21,8 @@ std::vector<int> victim_order(const Topology* topo, const std::vector<int>& slot
 // The logical PU of a thread placed on `cpus` (OS CPU numbers; the first
 // one stands for the place), -1 when unknown.
 int pu_of_cpus(const Topology* topo, const std::vector<int>& cpus);
+// Whether `cpus` lie in one core (a thread pinned to a PU or a core, not
+// spread over the partition of an unpinned team).
+bool pinned_to_one_core(const Topology* topo, const std::vector<int>& cpus);
 
 }  // namespace canopy::omp

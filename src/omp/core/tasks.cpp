@@ -536,6 +536,7 @@ void ensure_task_queue(Team& team) {
   // stale one only changes the order in which victims are tried).
   if (q.slot_pu.size() != n) {
     q.slot_pu.resize(n, -1);
+    q.slot_pinned.resize(n, 0);
     ++q.epoch;
   }
 }
@@ -546,8 +547,10 @@ void set_task_placement(Team& team, const std::vector<std::vector<int>>& cpus_by
   bool changed = false;
   for (std::size_t i = 0; i < q.slot_pu.size() && i < cpus_by_thread.size(); ++i) {
     const int pu = pu_of_cpus(topo, cpus_by_thread[i]);
-    if (pu != q.slot_pu[i]) {
+    const char pinned = pinned_to_one_core(topo, cpus_by_thread[i]);
+    if (pu != q.slot_pu[i] || pinned != q.slot_pinned[i]) {
       q.slot_pu[i] = pu;
+      q.slot_pinned[i] = pinned;
       changed = true;
     }
   }

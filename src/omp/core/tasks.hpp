@@ -137,6 +137,7 @@ struct TaskQueue {
   // Steal order: the PU of every thread (set at the fork), and per thread
   // the order it computed from them (owner only) for placement `epoch`.
   alignas(64) std::vector<int> slot_pu;
+  std::vector<char> slot_pinned;  // the thread may run on one core only (automatic affinity maps onto those)
   unsigned epoch = 0;
   struct Victims {
     unsigned epoch = ~0u;
