@@ -5,20 +5,26 @@
 // Where a task goes (schedule):
 //  - no target: the calling worker's deque, as a spawn (the fast path);
 //  - a worker: that worker's strict or loose queue; a node: that node's
-//    strict or loose queue (src/runtime/affinity.cpp), and the target (or a
-//    sleeping worker of the node) is woken if it sleeps.
-// Who takes what: a worker looks at its own deque, its mailbox, its own
-// strict and loose queues, its node's strict and loose queues, then steals
-// from deques by distance, then from the loose queues of other workers and
-// other nodes by distance — these last only after searching in vain for a
-// while (25 µs for a worker of the same node, so that a target woken for its
-// task takes it first; 200 µs, every time, for another node's, and a
-// node's own queue only while that node is overloaded: node_may_lend
-// below). Strict queues are never taken by another worker (worker target)
-// or a worker of another node (node target). A loose hint the calling
-// worker satisfies itself is still queued, not pushed on its deque: deque
-// tasks are what idle workers steal first, loose hinted ones what they
-// take last.
+//    strict or loose queue (src/runtime/affinity.cpp). A sleeping target
+//    (a sleeping worker of the target node) is woken; otherwise, for a
+//    loose task, some sleeper is, when nobody searches.
+// Who takes what (search_round, src/runtime/scheduler.cpp): a worker looks
+// at its own deque, its mailbox, its own strict and loose queues, its
+// node's strict and loose queues, the tasks of groups kept in its subtree
+// (bubbles.cpp), then steals from deques by distance; only after searching
+// in vain for a while, from others' loose queues, by distance (whole groups
+// of other subtrees first, bubbles.cpp):
+//  - another worker's of its own node after 25 µs (kLooseDelayNs), so that
+//    a target woken for its task takes it first;
+//  - another node's, a worker's or the node's own queue, after 200 µs
+//    (kRemoteLooseDelayNs), each time, and then only while that worker or
+//    node is overloaded: a surplus or a stall (node_may_lend below; a
+//    worker asleep, woken for its task, has not stalled until 50 ms:
+//    kParkedLendNs, affinity.cpp's worker_lends).
+// Strict queues are never taken by another worker (worker target) or a
+// worker of another node (node target). A loose hint the calling worker
+// satisfies itself is still queued, not pushed on its deque: deque tasks
+// are what idle workers steal first, loose hinted ones what they take last.
 #pragma once
 #include <cstdint>
 #include <new>
@@ -42,12 +48,15 @@ struct Target {
 // ---- When another node's idle worker may take a node's loose tasks ----
 //
 // Owner computes queues every ready data-flow task on the node of the data
-// it writes, loosely. Taking one elsewhere costs remote traffic for all its
+// it writes, loosely; automatic affinity queues each placed task on its
+// worker, loosely. Taking one elsewhere costs remote traffic for all its
 // bytes, so an idle worker of another node (idle for 200 µs, scheduler.cpp)
-// takes from a node's loose queue only when that node is overloaded, by one
-// of two tests of the node's state (the thief's idle time alone says nothing
-// about the node: on a loaded or emulated machine a thief is "idle" for
-// hundreds of µs while the node works through its queue at its pace):
+// takes from a node's loose queue, or from a worker's there, only when that
+// node (that worker: its count and wait, with its node's mean task time;
+// affinity.cpp's worker_lends) is overloaded, by one of two tests of its
+// state (the thief's idle time alone says nothing about the node: on a
+// loaded or emulated machine a thief is "idle" for hundreds of µs while the
+// node works through its queue at its pace):
 //  - surplus: more tasks queued than kLendPerWorker per worker of the node,
 //    more than it would start within a few task times, to a thief that has
 //    been idle for at least the mean run time of the node's tasks (and
