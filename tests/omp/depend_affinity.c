@@ -103,9 +103,32 @@ static void check_auto(int nb, const int* hint, const int* ran, int mapped, cons
   *on_thread_all += on_thread;
 }
 
-int main(void) {
+/* Every thread creates its own chains of depend tasks and waits for them
+   in a taskwait: a thread waiting there runs only its own descendants, so a
+   task aimed at another waiting thread must still come back to its creator
+   (waiters sleeping with tasks in affinity queues wake to look again). */
+static int creators(void) {
+  enum { BLOCKS = 64, ITERS = 40 };
+  static double blk[BLOCKS][16];
+#pragma omp parallel
+  {
+    const int me = omp_get_thread_num(), n = omp_get_num_threads();
+    for (int it = 0; it < ITERS; ++it)
+      for (int k = me; k < BLOCKS; k += n) {
+#pragma omp task depend(inout : blk[k]) firstprivate(k)
+        for (int i = 0; i < 16; ++i) blk[k][i] += 1;
+      }
+#pragma omp taskwait
+  }
+  for (int k = 0; k < BLOCKS; ++k) CHECK(blk[k][5] == ITERS);
+  printf("depend affinity (creators): passed\n");
+  return 0;
+}
+
+int main(int argc, char** argv) {
   CHECK_CANOPY();
   CHECK(omp_get_max_threads() == THREADS);
+  if (argc > 1 && strcmp(argv[1], "creators") == 0) return creators();
   const char* mode = getenv("CANOPY_AFFINITY");
   const int automatic = mode && strcmp(mode, "auto") == 0;
   enum { NB1 = 32, NB2 = 24 };

@@ -17,6 +17,11 @@ void futex_wait(std::atomic<std::uint32_t>& word, std::uint32_t expected) {
   syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), FUTEX_WAIT_PRIVATE, expected, nullptr, nullptr, 0);
 }
 
+void futex_wait_for(std::atomic<std::uint32_t>& word, std::uint32_t expected, std::int64_t ns) {
+  const timespec timeout{static_cast<time_t>(ns / 1000000000), static_cast<long>(ns % 1000000000)};
+  syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), FUTEX_WAIT_PRIVATE, expected, &timeout, nullptr, 0);
+}
+
 void futex_wake(std::atomic<std::uint32_t>& word, int count) {
   syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), FUTEX_WAKE_PRIVATE, count < 0 ? INT_MAX : count,
           nullptr, nullptr, 0);

@@ -10,6 +10,8 @@
 namespace canopy::omp {
 
 void futex_wait(std::atomic<std::uint32_t>& word, std::uint32_t expected);
+// The same, returning after at most `ns` nanoseconds.
+void futex_wait_for(std::atomic<std::uint32_t>& word, std::uint32_t expected, std::int64_t ns);
 void futex_wake(std::atomic<std::uint32_t>& word, int count);  // count < 0: all
 
 inline void cpu_relax() {

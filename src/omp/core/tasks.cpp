@@ -203,10 +203,28 @@ thread_local std::chrono::steady_clock::time_point tls_idle_since;
 constexpr int kStrictWaitIdle = 1 << 16;
 constexpr std::chrono::microseconds kLooseIdle{200};
 
+constexpr std::chrono::milliseconds kStrictWaitIdleTime{2};
+
 bool idle_for_loose(const TaskQueue& q) {
   const auto idle = std::chrono::steady_clock::now() - tls_idle_since;
   const std::chrono::nanoseconds task_time{2 * q.affine_run_ns.load(std::memory_order_relaxed)};
   return idle >= kLooseIdle && idle >= task_time;
+}
+
+// A waiting thread that may take its descendants from other affinity
+// queues (strict: after kStrictWaitIdle looks or kStrictWaitIdleTime idle,
+// so that a wait that sleeps between looks gets there too).
+bool strict_wait_may_take() {
+  return tls_idle_looks > kStrictWaitIdle ||
+         (tls_idle_looks > 0 && std::chrono::steady_clock::now() - tls_idle_since >= kStrictWaitIdleTime);
+}
+
+// How long a waiter sleeps while affinity queues hold tasks: until the
+// loose rule lets it take another thread's (strict: the wait rule's time).
+std::int64_t affine_wait_ns(const TaskQueue& q) {
+  if (affinity_settings().strict) return std::chrono::nanoseconds(kStrictWaitIdleTime).count();
+  return std::max<std::int64_t>(std::chrono::nanoseconds(kLooseIdle).count(),
+                                2 * q.affine_run_ns.load(std::memory_order_relaxed));
 }
 
 Task* find_affine(TaskQueue& q, ThreadState& ts, const Task* within) {
@@ -218,7 +236,7 @@ Task* find_affine(TaskQueue& q, ThreadState& ts, const Task* within) {
   if (nodes > 1)
     if (Task* t = take_affine(q, *q.node_queues[mine], within)) return t;
   const bool strict = affinity_settings().strict;
-  if (strict ? !(within && tls_idle_looks > kStrictWaitIdle) : tls_idle_looks == 0 || !idle_for_loose(q))
+  if (strict ? !(within && strict_wait_may_take()) : tls_idle_looks == 0 || !idle_for_loose(q))
     return nullptr;
   // Idle long enough: the other threads' queues, then the other nodes' (the next ones first).
   for (std::size_t k = 1; k < q.thread_queues.size(); ++k)
@@ -358,7 +376,17 @@ void help_until(Pred&& done) {
     // A task pushed, or a completion, before `ev` was read is seen here; a
     // later one sees the sleeper and bumps the event.
     const bool ran = run_task_within(ts, team, me);
-    if (!ran && !done()) futex_wait(b.event, ev);
+    if (!ran && !done()) {
+      // Descendants of `me` may wait in another thread's (or node's)
+      // affinity queue, whose threads may all be waiting too (several
+      // threads creating tasks aimed at each other, as automatic affinity
+      // does): no push or completion will come to wake this one, so it
+      // wakes when the affinity rules let it take them (find_affine).
+      if (team.tasks->affine_count.load(std::memory_order_relaxed) > 0)
+        futex_wait_for(b.event, ev, affine_wait_ns(*team.tasks));
+      else
+        futex_wait(b.event, ev);
+    }
     b.sleepers.fetch_sub(1, std::memory_order_relaxed);
   }
 }
