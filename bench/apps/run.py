@@ -47,10 +47,13 @@ from benchlib import LINE, collect_with_load_report, cpu_times, table  # noqa: E
 
 APPS = ["lk23", "matmul", "video"]
 CONFIGS = ["canopy", "canopy-auto", "omp-close", "omp-spread"]
-# Extra program arguments per size. small: blocks / strips of whole pages.
+# Extra program arguments per size. small: blocks / strips of whole pages
+# (the video at 1024 x 576: strips of 36 rows, 9 pages; at 480 x 270 a strip
+# was 8,160 bytes and each handle shared its edge pages with the next one,
+# which can sit on one node only: ~5% of its bytes, docs/bench-apps.md).
 SIZES = {
     "default": {},
-    "small": {"lk23": ["-n", "512", "-i", "10"], "matmul": ["-n", "512", "-i", "3"], "video": ["-n", "480", "-i", "10"]},
+    "small": {"lk23": ["-n", "512", "-i", "10"], "matmul": ["-n", "512", "-i", "3"], "video": ["-n", "1024", "-i", "10"]},
     "smoke": {app: ["--smoke"] for app in APPS},
 }
 LOCALITY = re.compile(r"LOCALITY bench=(\S+) impl=(\S+) threads=(\d+) local_bytes=(\d+) remote_bytes=(\d+)")
