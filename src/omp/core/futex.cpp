@@ -33,12 +33,23 @@ static int busy_threads(Runtime& rt) {
   return rt.live_threads.load(std::memory_order_relaxed) - rt.idle_workers.load(std::memory_order_relaxed);
 }
 
-bool oversubscribed() {
-  Runtime& rt = runtime();
-  return busy_threads(rt) > rt.usable_pus;
-}
+bool oversubscribed() { return runtime().oversubscribed_now.load(std::memory_order_relaxed); }
 
-int spin_budget() { return oversubscribed() ? 0 : runtime().spin_count.load(std::memory_order_relaxed); }
+int spin_budget() { return runtime().spins_now.load(std::memory_order_relaxed); }
+
+// Two threads refreshing at once may store in the wrong order; each one
+// checks again after its own stores, so the last to store corrects them.
+void refresh_wait_state(Runtime& rt) {
+  for (;;) {
+    const bool over = busy_threads(rt) > rt.usable_pus;
+    const int spins = over ? 0 : rt.spin_count.load(std::memory_order_relaxed);
+    if (rt.oversubscribed_now.load(std::memory_order_relaxed) != over)
+      rt.oversubscribed_now.store(over, std::memory_order_relaxed);
+    if (rt.spins_now.load(std::memory_order_relaxed) != spins) rt.spins_now.store(spins, std::memory_order_relaxed);
+    const bool again = busy_threads(rt) > rt.usable_pus;
+    if (again == over && (again ? 0 : rt.spin_count.load(std::memory_order_relaxed)) == spins) return;
+  }
+}
 
 namespace {
 

@@ -25,6 +25,10 @@ inline void cpu_relax() {
 // More OpenMP threads in teams (live threads not idle in the pool) than
 // usable PUs.
 bool oversubscribed();
+// Recomputes what oversubscribed() and spin_budget() answer: after any
+// change of the runtime's live or idle thread counts or of its spin count.
+struct Runtime;
+void refresh_wait_state(Runtime& rt);
 
 // How many times a waiter polls before sleeping: 0 when oversubscribed.
 int spin_budget();

@@ -75,6 +75,7 @@ Runtime* make_runtime() {
   if (s.wait_policy == WaitPolicy::Passive) rt->spin_count = 0;
   if (s.wait_policy == WaitPolicy::Active && !s.spin_count) rt->spin_count = 1 << 22;
   rt->settings.default_num_threads = rt->num_cores;  // canopy's default team: one thread per core
+  refresh_wait_state(*rt);
   if (s.display_env) display_env(s, s.display_env_verbose, std::cerr);
   (void)affinity_settings();  // the CANOPY_* ones: a bad value stops the program now, not at its first task
   observe_init();
@@ -252,6 +253,7 @@ struct ForkStack {
   std::size_t depth = 0;
   std::vector<std::unique_ptr<Task>> spare_implicit;  // per depth: the implicit task the last region there used
   std::vector<PlacementMemo> placements;              // per depth
+  std::vector<ThreadState*> workers;                  // fork_start's scratch: the new team's workers
 };
 
 namespace {
@@ -349,6 +351,15 @@ void wake_event_sleepers(Team& team) {
   if (b.sleepers.load(std::memory_order_seq_cst) > 0) futex_wake(b.event, -1);
 }
 
+// The join's wake-ups (an arrival that completes the join, a worker's
+// leaving): they follow a seq_cst change of join_arrived or left that
+// sleep_at_join's ready() reads with seq_cst after announcing itself in
+// `sleepers`, so when nobody sleeps the event word is left alone (no line
+// taken from the other threads at every region's end).
+void wake_join_sleepers(Team& team) {
+  if (team.barrier.sleepers.load(std::memory_order_seq_cst) > 0) wake_event_sleepers(team);
+}
+
 // Sleep on the team's event word unless `ready()` or a task is queued; the
 // sleepers/event protocol the task engine wakes (wake_team_waiters).
 template <class Ready>
@@ -402,9 +413,9 @@ void observed_join_end(ThreadState& ts, const ObservedJoin& o);
 void worker_join(ThreadState& ts, const ObservedJoin* obs = nullptr) {
   Team* team = ts.team;
   const int n = team->nthreads;
-  if (team->join_arrived.fetch_add(1, std::memory_order_acq_rel) + 1 == n) wake_event_sleepers(*team);
+  if (team->join_arrived.fetch_add(1, std::memory_order_seq_cst) + 1 == n) wake_join_sleepers(*team);
   auto done = [&] {
-    return team->join_arrived.load(std::memory_order_acquire) == n && team_pending_tasks(*team) == 0;
+    return team->join_arrived.load(std::memory_order_seq_cst) == n && team_pending_tasks(*team) == 0;
   };
   int spins = spin_budget();
   for (;;) {
@@ -427,7 +438,7 @@ void worker_join(ThreadState& ts, const ObservedJoin* obs = nullptr) {
   // After this increment the team may be reused by its primary's next fork:
   // only the wake-up below touches it (teams are never freed; a stray
   // wake-up of the next region's sleepers is harmless).
-  if (team->left.fetch_add(1, std::memory_order_acq_rel) + 1 == n - 1) wake_event_sleepers(*team);
+  if (team->left.fetch_add(1, std::memory_order_seq_cst) + 1 == n - 1) wake_join_sleepers(*team);
 }
 
 // Clears worker w's join_parked token (true -> false) if it holds one: the
@@ -457,12 +468,12 @@ void claim_parked_workers(Team& team) {
 
 void primary_join(ThreadState& ts, Team& team) {
   const int n = team.nthreads;
-  if (team.join_arrived.fetch_add(1, std::memory_order_acq_rel) + 1 == n && n > 1) wake_event_sleepers(team);
+  if (team.join_arrived.fetch_add(1, std::memory_order_seq_cst) + 1 == n && n > 1) wake_join_sleepers(team);
   const int workers = n - 1;
   auto over = [&] {
     return team.join_arrived.load(std::memory_order_seq_cst) == n && team_pending_tasks(team) == 0;
   };
-  auto done = [&] { return team.left.load(std::memory_order_acquire) == workers && team_pending_tasks(team) == 0; };
+  auto done = [&] { return team.left.load(std::memory_order_seq_cst) == workers && team_pending_tasks(team) == 0; };
   auto ready = [&] { return done() || (over() && team.join_parked.load(std::memory_order_seq_cst) > 0); };
   int spins = spin_budget(), yields = yield_budget();
   for (;;) {
@@ -490,6 +501,7 @@ void primary_join(ThreadState& ts, Team& team) {
       rt.pool.push_back(w);
     }
     rt.idle_workers.fetch_add(workers, std::memory_order_relaxed);
+    refresh_wait_state(rt);
   }
   (void)ts;
 }
@@ -534,6 +546,16 @@ void observed_join_end(ThreadState& ts, const ObservedJoin& o) {
   obs_span(ts, detail::kOmpImplicitTask, o.t0, o.code);
 }
 
+// A woken worker's own part of the fork: its per-region counters and its
+// implicit task, written here rather than by the primary so that they stay
+// in this thread's cache.
+void start_worker_region(ThreadState& ts) {
+  ts.ws_count = 0;
+  ts.single_count = 0;
+  ts.loop = LoopCursor{};
+  init_implicit_task(ts, ts.team->child_icvs, ts.team);
+}
+
 void* worker_main(void* arg) {
   auto* ts = static_cast<ThreadState*>(arg);
   tls_thread = ts;
@@ -547,9 +569,12 @@ void* worker_main(void* arg) {
       // ThreadState stays allocated (other threads' last_workers may still
       // name it; they find it not idle and skip it).
       runtime().live_threads.fetch_sub(1, std::memory_order_relaxed);
+      refresh_wait_state(runtime());
       return nullptr;
     }
+    ts->team = ts->next_team;
     wake_fork_children(*ts->team, ts->num);
+    start_worker_region(*ts);
     bind_to(*ts, ts->want_cpus);
     if (observed(*ts)) [[unlikely]] {
       run_implicit_observed(*ts);
@@ -561,14 +586,27 @@ void* worker_main(void* arg) {
   return nullptr;
 }
 
+// Stores only a value that differs: a team forked again and again with the
+// same shape leaves the cache lines its workers read unwritten, so they stay
+// shared instead of moving to the primary's cache and back at every fork
+// (as libomp's hot teams do, KMP_CHECK_UPDATE).
+template <class T>
+void set_if_changed(T& field, const T& value) {
+  if (!(field == value)) field = value;
+}
+template <class T>
+void clear_if_set(std::atomic<T>& a) {
+  if (a.load(std::memory_order_relaxed) != T{}) a.store(T{}, std::memory_order_relaxed);
+}
+
 void reset_team(Team& t, int n) {
-  t.nthreads = n;
-  t.threads.assign(n, nullptr);
-  t.barrier.arrived.store(0, std::memory_order_relaxed);
-  t.barrier.sleepers.store(0, std::memory_order_relaxed);
+  set_if_changed(t.nthreads, n);
+  if (t.threads.size() != static_cast<std::size_t>(n)) t.threads.assign(n, nullptr);
+  clear_if_set(t.barrier.arrived);
+  clear_if_set(t.barrier.sleepers);
   t.left.store(0, std::memory_order_relaxed);
   t.join_arrived.store(0, std::memory_order_relaxed);
-  t.join_parked.store(0, std::memory_order_relaxed);
+  clear_if_set(t.join_parked);
   // Only the slots the last region used (a region of one thread with no
   // work share pays nothing for the ring).
   const long used = std::min<long>(t.ws_started.load(std::memory_order_relaxed), kWorkShareRing);
@@ -577,12 +615,12 @@ void reset_team(Team& t, int n) {
     t.ws[k].next_id = k;
     t.ws[k].left.store(0, std::memory_order_relaxed);
   }
-  t.ws_started.store(0, std::memory_order_relaxed);
-  t.singles_claimed.store(0, std::memory_order_relaxed);
-  t.copyprivate = nullptr;
-  t.cancel_parallel.store(false, std::memory_order_relaxed);
-  t.cancel_static_loop.store(false, std::memory_order_relaxed);
-  t.has_initial_loop = false;
+  clear_if_set(t.ws_started);
+  clear_if_set(t.singles_claimed);
+  set_if_changed(t.copyprivate, static_cast<void*>(nullptr));
+  clear_if_set(t.cancel_parallel);
+  clear_if_set(t.cancel_static_loop);
+  set_if_changed(t.has_initial_loop, false);
   ensure_task_queue(t);
 }
 
@@ -707,17 +745,16 @@ void fork_start(void (*fn)(void*), void* data, unsigned requested, unsigned proc
   while (ts.forked_teams.size() <= depth) ts.forked_teams.push_back(std::make_unique<Team>());
   Team* team = ts.forked_teams[depth].get();
   reset_team(*team, n);
-  team->in_use = true;
-  team->level = parent.level + 1;
-  team->active_level = parent.active_level + (n > 1 ? 1 : 0);
-  team->parent = &parent;
-  team->parent_thread_num = ts.num;
-  team->team_num = parent.team_num;
-  team->num_teams = parent.num_teams;
-  team->group_root = parent.group_root;
-  team->reserved_workers = reserved;
-  team->fn = fn;
-  team->data = data;
+  set_if_changed(team->level, parent.level + 1);
+  set_if_changed(team->active_level, parent.active_level + (n > 1 ? 1 : 0));
+  set_if_changed(team->parent, &parent);
+  set_if_changed(team->parent_thread_num, ts.num);
+  set_if_changed(team->team_num, parent.team_num);
+  set_if_changed(team->num_teams, parent.num_teams);
+  set_if_changed(team->group_root, parent.group_root);
+  set_if_changed(team->reserved_workers, reserved);
+  set_if_changed(team->fn, fn);
+  set_if_changed(team->data, data);
   if (observed(ts)) [[unlikely]]
     obs_parallel_begin(ts, *team, codeptr);  // before the workers start: they report this region
   else
@@ -732,6 +769,7 @@ void fork_start(void (*fn)(void*), void* data, unsigned requested, unsigned proc
   if (child.nthreads_level < static_cast<int>(s.num_threads.size())) child.nthreads = s.num_threads[child.nthreads_level];
   child.bind_level = picvs.bind_level + 1;
   child.bind_var = child_bind_var;
+  set_if_changed(team->child_icvs, child);
 
   static const Placement kUnplaced;
   const Placement& pl = (n > 1 || team->level == 1) ? team_placement(ts, depth, n, bind, canopy_default) : kUnplaced;
@@ -740,7 +778,8 @@ void fork_start(void (*fn)(void*), void* data, unsigned requested, unsigned proc
   push_saved(ts, pl.partitions.empty() ? nullptr : &pl.partitions[0]);
 
   // Workers: the ones this thread used last time first (they are warm and bound), then the pool.
-  std::vector<ThreadState*> workers(n > 0 ? n - 1 : 0, nullptr);
+  std::vector<ThreadState*>& workers = fork_stack(ts).workers;
+  workers.assign(n > 0 ? n - 1 : 0, nullptr);
   if (n > 1) {
     std::lock_guard<std::mutex> lock(rt.pool_mutex);
     for (int i = 1; i < n; ++i) {
@@ -770,32 +809,31 @@ void fork_start(void (*fn)(void*), void* data, unsigned requested, unsigned proc
     if (w) ++from_pool;
     else w = new_worker();
   }
-  rt.idle_workers.fetch_sub(from_pool, std::memory_order_relaxed);
-  ts.last_workers = workers;
+  if (from_pool) rt.idle_workers.fetch_sub(from_pool, std::memory_order_relaxed);
+  if (n > 1) refresh_wait_state(rt);
+  if (ts.last_workers != workers) ts.last_workers = workers;
 
-  team->threads[0] = &ts;
+  // Only what the worker cannot find in the team; it starts its implicit
+  // task itself (start_worker_region). Unchanged fields are not written.
+  set_if_changed(team->threads[0], &ts);
   for (int i = 1; i < n; ++i) {
     ThreadState* w = workers[i - 1];
-    team->threads[i] = w;
-    w->team = team;
-    w->num = i;
-    w->ws_count = 0;
-    w->single_count = 0;
-    w->loop = LoopCursor{};
+    set_if_changed(team->threads[i], w);
+    set_if_changed(w->next_team, team);
+    set_if_changed(w->num, i);
     if (!pl.partitions.empty()) {
-      w->partition = pl.partitions[i];
-      w->place = pl.place_idx[i];
-      w->want_cpus = pl.cpus[i];
-    } else {
+      set_if_changed(w->partition, pl.partitions[i]);
+      set_if_changed(w->place, pl.place_idx[i]);
+      set_if_changed(w->want_cpus, pl.cpus[i]);
+    } else if (!w->want_cpus.empty()) {
       w->want_cpus.clear();
     }
-    init_implicit_task(*w, child, team);
   }
   if (n > 1 && !pl.cpus.empty()) set_task_placement(*team, pl.cpus);
   // A chain only when the threads are not pinned apart (see wake_fork_children).
   bool unpinned = true;
   for (int i = 1; i < n && unpinned && !pl.cpus.empty(); ++i) unpinned = pl.cpus[i] == pl.cpus[0];
-  team->fork_fanout = oversubscribed() && unpinned ? 1 : 2;
+  set_if_changed(team->fork_fanout, oversubscribed() && unpinned ? 1 : 2);
   wake_fork_children(*team, 0);
   ts.team = team;
   ts.num = 0;
@@ -815,9 +853,9 @@ void fork_start(void (*fn)(void*), void* data, unsigned requested, unsigned proc
 namespace {
 
 void leave_team(ThreadState& ts, Team* team) {
+  // reserved_workers stays as it is (the team's next fork sets it): a
+  // store here would take a line the workers read back to this thread.
   team->group_root->busy_workers.fetch_sub(team->reserved_workers, std::memory_order_acq_rel);
-  team->reserved_workers = 0;
-  team->in_use = false;
   const std::vector<int>& bound = pop_saved(ts);
   if (!bound.empty()) bind_to(ts, bound);  // back to the place it had in the enclosing team
 }
@@ -921,6 +959,7 @@ int release_idle_workers() {
     std::lock_guard<std::mutex> lock(rt.pool_mutex);
     released.swap(rt.pool);
     rt.idle_workers.fetch_sub(static_cast<int>(released.size()), std::memory_order_relaxed);
+    refresh_wait_state(rt);
     for (ThreadState* w : released) {
       w->idle.store(false, std::memory_order_relaxed);
       w->retire = true;

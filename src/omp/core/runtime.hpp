@@ -35,6 +35,7 @@ struct Icvs {
   int thread_limit = 0;       // thread-limit-var (0: unlimited)
   int default_device = 0;
   std::uintptr_t def_allocator = 0;  // def-allocator-var (0: OMP_ALLOCATOR's, see api/alloc.cpp)
+  bool operator==(const Icvs&) const = default;
 };
 
 // One place: OS CPUs. A thread's partition is a list of places.
@@ -100,6 +101,7 @@ struct Barrier {
 
 struct Team {
   int nthreads = 1;
+  int fork_fanout = 2;    // the fork's wake-up tree: each thread wakes this many (runtime.cpp)
   int level = 0;          // nesting level of the team (0: the initial team)
   int active_level = 0;   // active (more than one thread) levels enclosing and including it
   Team* parent = nullptr;
@@ -119,7 +121,6 @@ struct Team {
   Barrier barrier;
   alignas(64) std::atomic<int> left{0};  // workers that finished the region (join)
   std::atomic<int> join_arrived{0};      // threads that reached the region's end (its implicit barrier)
-  int fork_fanout = 2;                   // the fork's wake-up tree: each thread wakes this many (runtime.cpp)
   std::atomic<int> join_parked{0};       // workers holding their join_parked token (runtime.cpp, worker_join)
   WorkShare ws[kWorkShareRing];
   // Work shares the last region started (the highest sequence number + 1):
@@ -134,7 +135,6 @@ struct Team {
   // schedules are computed by each thread alone): cleared by the barrier
   // that ends the construct, by the last thread to arrive (none is looking).
   std::atomic<bool> cancel_static_loop{false};
-  bool in_use = false;
   std::unique_ptr<struct TaskQueue> tasks;  // deferred tasks of this team (tasks.hpp)
   // The libomp ABI's task reductions with the task modifier, one per kind
   // (0 parallel, 1 work share), shared by the team's threads, and how many
@@ -143,6 +143,7 @@ struct Team {
   std::atomic<int> kmp_task_red_done[2] = {0, 0};
   void (*fn)(void*) = nullptr;
   void* data = nullptr;
+  Icvs child_icvs;  // each thread's implicit task starts with these (the worker sets up its own)
   // Observed regions (observe.hpp): when the fork began (trace clock; 0: not traced).
   std::uint64_t obs_t0 = 0;
   // OMPT (ompt.hpp): the tool's data for the region, the task that
@@ -172,6 +173,10 @@ struct ThreadState {
   int place = -1;                    // index in runtime places, -1 unbound
   std::vector<int> bound_cpus;       // what the OS thread is bound to now (empty: not bound by us)
   std::vector<int> want_cpus;        // where the team that woke this worker wants it (empty: leave as is)
+  // The team a fork woke this worker for: the worker makes it its `team`
+  // (which it clears when it leaves). Written by the primary only when it
+  // changes, so that a team forked again and again does not write here.
+  Team* next_team = nullptr;
   // Pool hand-off.
   bool is_worker = false;
   // Pool word: 0: wait; kWakeRun: run the team the fork set up (or
@@ -180,7 +185,6 @@ struct ThreadState {
   alignas(64) std::atomic<std::uint32_t> wake{0};
   std::atomic<bool> join_parked{false};  // parked at the join, the primary may claim it (worker_join)
   std::vector<ThreadState*> last_workers;  // the workers this thread's last team used, by slot
-  std::atomic<bool> idle{false};
   bool retire = false;   // set before a wake-up: the worker's OS thread ends (omp_pause_resource)
   // What this thread keeps while it leads nested teams (runtime.cpp): saved
   // enclosing states, spare implicit tasks, the last placements. Created on
@@ -190,6 +194,10 @@ struct ThreadState {
   // bit 0 set when an OMPT tool is attached. Every event site tests it once.
   detail::TraceThreadSlot observe;
   ompt_data_t ompt_thread{};  // the tool's data for this thread (OMPT)
+  // In the pool (under its lock). The last line, its own: the primaries that
+  // take and return the worker write it at every fork and join, and the
+  // worker spins on `wake` meanwhile.
+  alignas(64) std::atomic<bool> idle{false};
 };
 
 inline constexpr std::uint32_t kWakeRun = 1, kWakeRecheck = 2, kWakeSleeping = 3;
@@ -201,8 +209,14 @@ struct Runtime {
   int usable_pus = 1;
   int num_cores = 1;
   std::atomic<int> spin_count{20000};  // polls before sleeping; kmp_set_blocktime may change it while threads wait
-  std::atomic<int> live_threads{1};
+  // Written by the primaries at every fork and join: a line of their own.
+  alignas(64) std::atomic<int> live_threads{1};
   std::atomic<int> idle_workers{0};  // of live_threads, those in the pool (not in any team)
+  // What every wait reads (futex.hpp's oversubscribed(), spin_budget()),
+  // derived from the counters above and spin_count by refresh_wait_state:
+  // stored only when it changes, so the waiters' reads stay hits.
+  alignas(64) std::atomic<bool> oversubscribed_now{false};
+  std::atomic<int> spins_now{20000};
   std::mutex pool_mutex;
   std::vector<ThreadState*> pool;   // idle workers
   Icvs initial_icvs;

@@ -35,6 +35,7 @@ struct Schedule {
   bool monotonic = false;                     // "monotonic:" modifier given
   int chunk = 0;                              // 0: the kind's default
   bool nonmonotonic = false;                  // "nonmonotonic:" modifier given
+  bool operator==(const Schedule&) const = default;
 };
 
 enum class WaitPolicy { Unset, Active, Passive };

@@ -43,7 +43,9 @@ struct TaskGroup {
 inline std::uint32_t next_task_id() {
   static std::atomic<std::uint32_t> counter{0};
   constexpr std::uint32_t kBlock = 1024;
-  thread_local std::uint32_t next = 0, end = 0;
+  // initial-exec, as the runtime's other thread-locals: the default model
+  // of a shared library calls __tls_get_addr on every access.
+  __attribute__((tls_model("initial-exec"))) thread_local std::uint32_t next = 0, end = 0;
   std::uint32_t v;
   do {
     if (next == end) {

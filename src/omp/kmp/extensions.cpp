@@ -11,6 +11,7 @@
 
 #include "../core/ompt.hpp"
 #include "../core/cancel.hpp"
+#include "../core/futex.hpp"
 #include "../core/runtime.hpp"
 #include "abi.hpp"
 
@@ -127,6 +128,7 @@ CANOPY_KMP void kmp_set_blocktime(int ms) {
   static const int default_spins = rt.spin_count.load(std::memory_order_relaxed);
   g_blocktime.store(ms < 0 ? 0 : ms, std::memory_order_relaxed);
   rt.spin_count.store(ms <= 0 ? 0 : default_spins, std::memory_order_relaxed);
+  refresh_wait_state(rt);
 }
 CANOPY_KMP int kmp_get_blocktime() { return g_blocktime; }
 // Library modes (serial 1, turnaround 2, throughput 3): recorded; serial runs later regions on one thread.
