@@ -28,7 +28,14 @@ failures=0
 fail() { echo "check_install: FAIL: $*" >&2; failures=$((failures + 1)); }
 step() { echo "check_install: $*"; }
 
-cmake --install "$build" --prefix "$prefix" >"$work/install.log"
+# A command that stops the script (set -e) says which and where: this test
+# has failed now and then under a loaded parallel ctest with no other output.
+trap 'echo "check_install: FAIL: line $LINENO: $BASH_COMMAND exited with $?" >&2' ERR
+if ! cmake --install "$build" --prefix "$prefix" >"$work/install.log" 2>&1; then
+  echo "check_install: FAIL: cmake --install $build --prefix $prefix:" >&2
+  tail -20 "$work/install.log" >&2
+  exit 1
+fi
 step "installed into $prefix"
 
 # ---- the installed files -------------------------------------------------
