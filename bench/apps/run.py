@@ -238,6 +238,16 @@ def parse_threads(ap, args):
         ap.error(f"--threads: expected positive thread counts, got {args.threads}")
 
 
+def parse_names(ap, flag, value, allowed):
+    """A comma separated list of names out of `allowed`; a usage error naming
+    the flag and the unknown names otherwise."""
+    names = [n for n in value.split(",") if n]
+    bad = [n for n in names if n not in allowed]
+    if bad:
+        ap.error(f"{flag}: unknown {', '.join(bad)}; expected some of {', '.join(allowed)}")
+    return names
+
+
 def finish(args):
     """Prints args.failures; the runner's exit status (1 when any)."""
     if args.failures:

@@ -124,10 +124,7 @@ def main():
     ap.add_argument("--smoke", action="store_true", help="every configuration once on the smoke size, checked (a test)")
     args = ap.parse_args()
     apps.parse_threads(ap, args)
-    args.configs = [c for c in args.configs.split(",") if c]
-    bad = [c for c in args.configs if c not in CONFIGS]
-    if bad:
-        ap.error(f"--configs: unknown {', '.join(bad)}; expected some of {', '.join(CONFIGS)}")
+    args.configs = apps.parse_names(ap, "--configs", args.configs, CONFIGS)
     if args.smoke:
         args.size, args.locality, args.threads = "smoke", True, [2]
     results = collect_with_load_report(collect, args)

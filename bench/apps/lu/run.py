@@ -100,10 +100,7 @@ def main():
     ap.add_argument("--smoke", action="store_true", help="every variant once on the smoke size, checked (a test)")
     args = ap.parse_args()
     apps.parse_threads(ap, args)
-    args.variants = [v for v in args.variants.split(",") if v]
-    bad = [v for v in args.variants if v not in VARIANTS]
-    if bad:
-        ap.error(f"--variants: unknown {', '.join(bad)}; expected some of {', '.join(VARIANTS)}")
+    args.variants = apps.parse_names(ap, "--variants", args.variants, VARIANTS)
     if args.smoke:
         args.size = "smoke"
         args.locality = True
