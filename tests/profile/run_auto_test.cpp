@@ -31,10 +31,12 @@ TEST(RunMatrixAuto, TheFirstRunIsProfiledAndPlacedTheNextTakesTheCachedProfile) 
   const std::vector<std::string> env = {"CANOPY_PROFILE_CACHE=" + cache};
   const std::vector<std::string> args = {CANOPY_CLI, "run", "--matrix", "auto", "-n", "8", "--report",
                                          "--profile-duration", "60", "--", CANOPY_SHARING_PATTERNS, "halo1d", "8",
-                                         // About 0.3 s of CPU per thread: some 75 samples each at the
-                                         // default (the POSIX timer, at most one per 4 ms tick here),
-                                         // enough for the recall bar (docs/profile.md).
-                                         "36000"};
+                                         // About 0.5 s of CPU per thread: some 125 samples each at
+                                         // the default (the POSIX timer, at most one per 4 ms tick
+                                         // here), enough for the recall bar (docs/profile.md). With
+                                         // 0.3 s a loaded ASan run once took 308 samples in all and
+                                         // missed one of the 7 pairs (recall 0.86).
+                                         "60000"};
   Ran first = run(args, env);
   ASSERT_EQ(first.status, 0) << first.err;
   EXPECT_TRUE(has(first.err, "canopy: matrix: profiled now (a whole run, exit status 0; saved as " + cache))
