@@ -35,11 +35,13 @@ int spin_budget();
 
 // How many times an oversubscribed waiter (spin_budget() == 0 because the
 // process has more OpenMP threads than usable PUs) calls yield_cpu before
-// sleeping: twice the threads per PU (a yield hands the CPU to another
-// runnable thread on it, often one the waiter waits for, at the cost of a
-// context switch but without the futex wake-up that a sleeper needs). 0
-// when not oversubscribed, under OMP_WAIT_POLICY=passive, and for a while
-// after a slow yield (futex.cpp).
+// sleeping: 256 times the threads per PU, a few milliseconds of the team's
+// own hand-overs (a yield hands the CPU to another runnable thread on it,
+// often one the waiter waits for, at the cost of a context switch but
+// without the futex wake-up that a sleeper needs, and a CPU left idle
+// meanwhile). 0 when not oversubscribed, under OMP_WAIT_POLICY=passive,
+// and for a while after a yield that lost the CPU to another process
+// (futex.cpp).
 int yield_budget();
 // sched_yield; false when the yield took so long that the CPU went to
 // another process (yielding is then off for a while: yield_budget() is 0;

@@ -390,7 +390,9 @@ bool park_at_join(ThreadState& ts, Team& team, int n) {
       return true;
     }
   }
-  if (wait_for_wake(ts, 0, 0) == kWakeRecheck) {
+  // Oversubscribed, yield first: the next fork's or a task's wake-up then
+  // finds this thread runnable instead of asleep on an idle CPU.
+  if (wait_for_wake(ts, 0, yield_budget()) == kWakeRecheck) {
     ts.wake.store(0, std::memory_order_relaxed);
     return true;
   }
