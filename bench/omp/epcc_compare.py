@@ -16,7 +16,6 @@ threads, 4 s at 8 and more when oversubscribed.
 """
 import argparse
 import collections
-import glob
 import os
 import re
 import statistics
@@ -25,11 +24,15 @@ import sys
 import tempfile
 
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from run import find_libomp  # noqa: E402  (run.py's choice of the system libomp)
+
+
 def system_libomp():
-    found = sorted(glob.glob("/usr/lib/llvm-*/lib/libomp.so.5"))
+    found = find_libomp("")
     if not found:
-        raise SystemExit("epcc_compare.py: no /usr/lib/llvm-*/lib/libomp.so.5 (install libomp-dev)")
-    return found[-1]
+        raise SystemExit("epcc_compare.py: no libomp.so.5 in /usr/lib (install libomp-dev)")
+    return found
 
 
 def main():
