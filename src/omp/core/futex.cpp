@@ -9,16 +9,36 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "competitor_watch.hpp"
 #include "runtime.hpp"
 
 namespace canopy::omp {
 
+namespace {
+// Threads of this process asleep in a futex wait, and the sleeps begun
+// (CompetitorWatch needs both). One line, written only around sleeps.
+struct alignas(64) SleepCounts {
+  std::atomic<int> asleep{0};
+  std::atomic<std::uint64_t> begun{0};
+};
+SleepCounts sleep_counts;
+struct CountSleep {
+  CountSleep() {
+    sleep_counts.begun.fetch_add(1, std::memory_order_relaxed);
+    sleep_counts.asleep.fetch_add(1, std::memory_order_relaxed);
+  }
+  ~CountSleep() { sleep_counts.asleep.fetch_sub(1, std::memory_order_relaxed); }
+};
+}  // namespace
+
 void futex_wait(std::atomic<std::uint32_t>& word, std::uint32_t expected) {
+  CountSleep asleep;
   syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), FUTEX_WAIT_PRIVATE, expected, nullptr, nullptr, 0);
 }
 
 void futex_wait_for(std::atomic<std::uint32_t>& word, std::uint32_t expected, std::int64_t ns) {
   const timespec timeout{static_cast<time_t>(ns / 1000000000), static_cast<long>(ns % 1000000000)};
+  CountSleep asleep;
   syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), FUTEX_WAIT_PRIVATE, expected, &timeout, nullptr, 0);
 }
 
@@ -59,29 +79,11 @@ std::int64_t now_ns() {
   return static_cast<std::int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
 }
 
-// Yielding pays only while the CPU goes to the team's own threads. When
-// other processes compete for the CPUs, a yield hands the CPU to one of
-// them for a whole time slice (milliseconds, where a hand-over inside the
-// team takes microseconds), and a yielding thread, never sleeping, gets no
-// wake-up preference from the scheduler: measured on the loaded 2-core
-// machine with pinned threads, 8-thread barriers went from 15-40 us
-// (sleeping) to 70-1600 us (yielding). So a yield that took longer than
-// kSlowYieldNs while this process got less than kOwnShare of the CPUs
-// (its CPU time against the wall time: another process had them) turns
-// yielding off for the whole process for kYieldOffNs: waiters sleep at
-// once, as without yields. A slow yield whose time went to the team's own
-// threads is no reason to stop: on a quiet machine (session 12, 8 threads
-// on 2 cores) turning yields off at every slow yield left the CPUs idle
-// 45% of the time (sleeping threads, slow to wake on a virtual CPU) and a
-// parallel region cost 150 us (libomp, which yields for 200 ms: 11 us).
-// The share of slow yields is 0.5-0.9 with no other process and lower
-// beside CPU hogs: 8-thread regions per threshold, quiet / beside two hogs:
-// 0.9: 118 / - us, 0.7: 71 / 163 us, 0.5: 32 / 22 us, never off: 33 / 7,500
-// us (sleeping at once: 151-163 / 49 us).
-constexpr double kOwnShare = 0.5;
-constexpr std::int64_t kSlowYieldNs = 100000;   // 100 us
+// Once CompetitorWatch confirms another process on the CPUs, yielding is
+// off for the whole process for kYieldOffNs: waiters sleep at once.
 constexpr std::int64_t kYieldOffNs = 200000000;  // 200 ms
 std::atomic<std::int64_t> yield_off_until{0};
+CompetitorWatch competitor_watch;
 
 std::int64_t process_cpu_ns() {
   timespec ts;
@@ -100,14 +102,19 @@ int yield_budget() {
   return std::min(1 << 14, 256 * ((busy + rt.usable_pus - 1) / rt.usable_pus));
 }
 
+// The runtime's threads not asleep in a futex wait.
+static int awake_threads() {
+  return runtime().live_threads.load(std::memory_order_relaxed) - sleep_counts.asleep.load(std::memory_order_relaxed);
+}
+
 bool yield_cpu() {
-  const std::int64_t t0 = now_ns(), c0 = process_cpu_ns();
+  const std::int64_t t0 = now_ns();
   sched_yield();
   const std::int64_t t1 = now_ns();
-  if (t1 - t0 <= kSlowYieldNs) return true;
-  const double own = static_cast<double>(process_cpu_ns() - c0) /
-                     (static_cast<double>(t1 - t0) * std::max(1, runtime().usable_pus));
-  if (own >= kOwnShare) return true;
+  if (t1 - t0 <= CompetitorWatch::kSlowYieldNs) return true;
+  const SlowYield y{t1, process_cpu_ns(), awake_threads(), sleep_counts.begun.load(std::memory_order_relaxed),
+                    runtime().usable_pus};
+  if (!competitor_watch.confirms(y)) return true;
   yield_off_until.store(t1 + kYieldOffNs, std::memory_order_relaxed);
   return false;
 }
