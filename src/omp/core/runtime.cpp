@@ -524,9 +524,12 @@ void primary_join(ThreadState& ts, Team& team) {
 // OMP_PLACES=cores: 10-20% slower regions). While oversubscribed threads
 // yield instead of sleeping (yield_budget() > 0), a wake-up is a store
 // that a yielding thread sees when it next gets a CPU, and a chain makes
-// the fork wait for each thread's turn in order: there the tree has
-// fanout 4 (quiet 2-core machine, 8 / 16 threads per region: chain 23 /
-// 115 us, fanout 2: 15 / 41, 4: 11 / 29, 16: 9 / 40; libomp 11-13 / 21-28).
+// the fork wait for each thread's turn in order: there the primary wakes
+// every worker itself (a store each, no system call), so whichever worker
+// gets a CPU next finds its wake-up. Quiet 2-core machine, 8 / 16 threads,
+// loops of 20,000 regions, after yielding stopped misfiring (184c995), per
+// region: fanout 2: 8.5-19.5 / 27.5-42 us, 4: 9.5-17 / 24-42.5, 8: 9.5-10
+// / 27.5-41.5, all: 7.5-10.5 / 15-24 (three interleaved rounds).
 void wake_fork_children(Team& team, int t) {
   const int f = team.fork_fanout;
   for (int c = t * f + 1; c <= t * f + f && c < team.nthreads; ++c) {
@@ -840,7 +843,7 @@ void fork_start(void (*fn)(void*), void* data, unsigned requested, unsigned proc
   // A chain only when the threads are not pinned apart (see wake_fork_children).
   bool unpinned = true;
   for (int i = 1; i < n && unpinned && !pl.cpus.empty(); ++i) unpinned = pl.cpus[i] == pl.cpus[0];
-  set_if_changed(team->fork_fanout, !oversubscribed() || !unpinned ? 2 : yield_budget() > 0 ? 4 : 1);
+  set_if_changed(team->fork_fanout, !oversubscribed() || !unpinned ? 2 : yield_budget() > 0 ? std::max(1, n - 1) : 1);
   wake_fork_children(*team, 0);
   ts.team = team;
   ts.num = 0;
