@@ -525,8 +525,8 @@ void primary_join(ThreadState& ts, Team& team) {
 // yield instead of sleeping (yield_budget() > 0), a wake-up is a store
 // that a yielding thread sees when it next gets a CPU, and a chain makes
 // the fork wait for each thread's turn in order: there the primary wakes
-// every worker itself (a store each, no system call), so whichever worker
-// gets a CPU next finds its wake-up. Quiet 2-core machine, 8 / 16 threads,
+// every worker itself (a store each, no system call), pinned or not, so
+// whichever worker gets a CPU next finds its wake-up. Quiet 2-core machine, 8 / 16 threads,
 // loops of 20,000 regions, after yielding stopped misfiring (184c995), per
 // region: fanout 2: 8.5-19.5 / 27.5-42 us, 4: 9.5-17 / 24-42.5, 8: 9.5-10
 // / 27.5-41.5, all: 7.5-10.5 / 15-24 (three interleaved rounds).
@@ -840,10 +840,12 @@ void fork_start(void (*fn)(void*), void* data, unsigned requested, unsigned proc
     }
   }
   if (n > 1 && !pl.cpus.empty()) set_task_placement(*team, pl.cpus);
-  // A chain only when the threads are not pinned apart (see wake_fork_children).
+  // All at once while yielding; else a chain only when the threads are not
+  // pinned apart (see wake_fork_children).
   bool unpinned = true;
   for (int i = 1; i < n && unpinned && !pl.cpus.empty(); ++i) unpinned = pl.cpus[i] == pl.cpus[0];
-  set_if_changed(team->fork_fanout, !oversubscribed() || !unpinned ? 2 : yield_budget() > 0 ? std::max(1, n - 1) : 1);
+  const bool yielding = oversubscribed() && yield_budget() > 0;
+  set_if_changed(team->fork_fanout, yielding ? std::max(1, n - 1) : !oversubscribed() || !unpinned ? 2 : 1);
   wake_fork_children(*team, 0);
   ts.team = team;
   ts.num = 0;
