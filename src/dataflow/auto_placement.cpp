@@ -189,6 +189,11 @@ std::vector<int> placement_workers(RuntimeCore* rt, const Placement& p) {
 
 void write_affinity_files(const std::string& dir, const std::string& name, RuntimeCore* rt, const TaskMatrix& m,
                           const Placement& p) {
+  write_affinity_files(dir, name, worker_topology(rt), m, p, placement_workers(rt, p), "worker");
+}
+
+void write_affinity_files(const std::string& dir, const std::string& name, const Topology& topo, const TaskMatrix& m,
+                          const Placement& p, const std::vector<int>& workers, const char* unit) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) throw Error(fmt::format("affinity dump directory '{}': {}", dir, ec.message()));
@@ -205,15 +210,13 @@ void write_affinity_files(const std::string& dir, const std::string& name, Runti
     if (!out) throw Error(fmt::format("cannot write the affinity matrix '{}'", mpath));
   }
   const std::string ppath = (std::filesystem::path(dir) / (name + ".placement")).string();
-  const Topology topo = worker_topology(rt);
-  const std::vector<int> workers = placement_workers(rt, p);
   std::ofstream out(ppath);
   out << fmt::format("# canopy automatic affinity: {} tasks, policy {}, machine '{}'\n", p.num_tasks(), p.policy,
                      topo.source());
   out << "# one OS CPU number per task (canopy eval --matrix " << name << ".edges --placement " << name
       << ".placement)\n";
   for (int t = 0; t < p.num_tasks(); ++t)
-    out << topo.pu(p.task_pu[t]).os_index << "  # task " << t << " worker " << workers[t] << "\n";
+    out << topo.pu(p.task_pu[t]).os_index << "  # task " << t << " " << unit << " " << workers[t] << "\n";
   if (!out) throw Error(fmt::format("cannot write the affinity placement '{}'", ppath));
 }
 

@@ -94,6 +94,11 @@ std::vector<int> placement_workers(RuntimeCore* rt, const Placement& p);
 void write_affinity_files(const std::string& dir, const std::string& name, RuntimeCore* rt, const TaskMatrix& m,
                           const Placement& p);
 std::string describe_placement(RuntimeCore* rt, const TaskMatrix& m, const Placement& p);
+// write_affinity_files on any machine (the OpenMP runtime's teams):
+// `workers` gives each task's worker (`unit`: "worker", "thread") for the
+// placement file's comments.
+void write_affinity_files(const std::string& dir, const std::string& name, const Topology& topo, const TaskMatrix& m,
+                          const Placement& p, const std::vector<int>& workers, const char* unit);
 
 // Moves each handle of `r` to the NUMA node of its worker (handle_writers
 // with `task_worker`, a worker per recorded task); sets the report's pages

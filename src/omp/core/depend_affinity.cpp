@@ -19,6 +19,7 @@
 #include "depend_affinity.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -33,7 +34,9 @@
 
 #include "dataflow/iterations.hpp"
 #include "dataflow/recording.hpp"
+#include "depend_pages.hpp"
 #include "observe.hpp"
+#include "runtime.hpp"
 #include "tasks.hpp"
 
 namespace canopy::omp {
@@ -92,6 +95,7 @@ const Topology* machine() {
 struct TeamMachine {
   Topology topo;
   std::vector<int> thread_pu;
+  bool real = false;  // this machine, every thread pinned to one core: its NUMA nodes are real
 };
 
 TeamMachine team_machine(const TaskQueue& q, int nthreads) {
@@ -119,6 +123,7 @@ TeamMachine team_machine(const TaskQueue& q, int nthreads) {
   distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
   m.topo = topo->restricted(distinct);
   for (int t = 0; t < nthreads; ++t) m.thread_pu[t] = m.topo.pu_by_os_index(os[t]);
+  m.real = true;
   return m;
 }
 
@@ -135,6 +140,8 @@ struct DependAffinity {
   std::vector<int> thread_of;   // by id: its thread (-1: none)
   flow::IterationFinder finder;
   int mappings = 0;
+  DependPages pages;  // where the written items' pages were sent
+  bool pages_failed = false;
 
   std::uint32_t id_of(Signature&& s) {
     std::vector<std::uint32_t>& bucket = by_hash[hash_of(s)];
@@ -147,6 +154,72 @@ struct DependAffinity {
     finder.add_id();
     bucket.push_back(id);
     return id;
+  }
+
+  // CANOPY_AFFINITY_DUMP: the matrix and placement files of a mapping, as
+  // canopy's own runtime writes them (`canopy map`, `eval`, `matrix` read
+  // them), each recurring task labelled with its depend items (by index in
+  // the iteration, in or out) and the bytes they name.
+  void dump(const TaskMatrix& tm, const Placement& p, const TeamMachine& team, const std::vector<int>& workers,
+            const std::vector<std::uint32_t>& row_ids,
+            const std::unordered_map<std::uintptr_t, std::uint32_t>& handle_of) {
+    static std::atomic<int> serial{0};  // several teams in one process: one file name each
+    TaskMatrix out;
+    out.matrix = tm.matrix;
+    for (std::size_t r = 0; r < row_ids.size(); ++r) {
+      std::string label = "o" + std::to_string(r) + ":";
+      std::uint64_t bytes = 0;
+      for (const Item& i : sigs[row_ids[r]].items) {
+        label += (i.out ? " w#" : " r#") + std::to_string(handle_of.at(i.addr));
+        bytes += i.bytes;
+      }
+      out.labels.push_back(label + ", " + std::to_string(bytes) + " bytes");
+    }
+    const std::string& dir = affinity_settings().dump;
+    try {
+      flow::write_affinity_files(dir, "omp-tasks-map-" + std::to_string(serial.fetch_add(1) + 1), team.topo, out, p,
+                                 workers, "thread");
+    } catch (const std::exception& e) {
+      fatal("CANOPY_AFFINITY_DUMP='%s': %s", dir.c_str(), e.what());
+    }
+  }
+
+  // The written depend items' pages to their writers' nodes, on this
+  // machine only (a pretend or unpinned team's nodes say nothing of where
+  // its threads run); the CANOPY_STATS line.
+  PageMoves place_pages(const TaskQueue& q, const TeamMachine& team, const std::vector<std::uint32_t>& row_ids,
+                        const std::vector<int>& workers) {
+    const bool stats = affinity_settings().stats;
+    PageMoves moved;
+    if (!team.real) {
+      if (stats)
+        std::fprintf(stderr, "canopy affinity: OpenMP tasks: mapping %d: pages not placed (machine '%s': %s)\n",
+                     mappings, team.topo.source().c_str(),
+                     affinity_settings().test_nodes > 0 ? "pretend NUMA nodes" : "threads not pinned to one core each");
+      return moved;
+    }
+    if (pages_failed) return moved;
+    try {
+      std::vector<MappedItem> items;
+      for (std::size_t r = 0; r < row_ids.size(); ++r)
+        for (const Item& i : sigs[row_ids[r]].items)
+          items.push_back(MappedItem{i.addr, i.bytes, i.out, q.slot_node[static_cast<std::size_t>(workers[r])]});
+      LocalBytes before;
+      if (stats) before = local_bytes(items);
+      moved = pages.move(items);
+      if (stats)
+        std::fprintf(stderr,
+                     "canopy affinity: OpenMP tasks: mapping %d: before the placement %s, after it %s (depend items of "
+                     "a page or more, on the node of their task's thread); %llu pages moved, %llu left\n",
+                     mappings, percent_local_text(before).c_str(), percent_local_text(local_bytes(items)).c_str(),
+                     static_cast<unsigned long long>(moved.moved), static_cast<unsigned long long>(moved.left));
+    } catch (const std::exception& e) {
+      // The data layer cannot read this machine: the tasks are still placed.
+      std::fprintf(stderr, "canopy affinity: OpenMP tasks: cannot move the depend items' pages (%s); not moving them\n",
+                   e.what());
+      pages_failed = true;
+    }
+    return moved;
   }
 
   // Maps the confirmed iteration onto the team's threads.
@@ -188,15 +261,20 @@ struct DependAffinity {
     const std::size_t length = iteration.size();
     finder.map_confirmed();
     ++mappings;
-    if (!affinity_settings().display) return;
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    const AffinitySettings& set = affinity_settings();
+    const PageMoves moved = place_pages(q, team, row_ids, workers);
+    if (!set.dump.empty()) dump(tm, p, team, workers, row_ids, handle_of);
+    if (!set.display) return;
     std::vector<std::pair<int, int>> where;
     for (int pu : team.thread_pu) where.emplace_back(team.topo.pu(pu).os_index, team.topo.pu(pu).numa);
-    char head[320];
+    char head[640];
     std::snprintf(head, sizeof head,
                   "canopy affinity: OpenMP tasks: %zu recurring tasks (iterations of %zu tasks) on %d threads, "
-                  "policy %s, work bytes, mapped in %.2f ms (mapping %d, machine '%s')\n",
-                  R, length, nthreads, p.policy.c_str(), ms, mappings, team.topo.source().c_str());
+                  "policy %s, work bytes, mapped in %.2f ms (mapping %d, machine '%s'), %llu pages moved%s\n",
+                  R, length, nthreads, p.policy.c_str(), ms, mappings, team.topo.source().c_str(),
+                  static_cast<unsigned long long>(moved.moved),
+                  moved.left == 0 ? "" : (", " + std::to_string(moved.left) + " left (first: " + moved.refusal + ")").c_str());
     const std::string text = head + flow::describe_groups("thread", where, tm, workers);
     std::fputs(text.c_str(), stderr);
   }

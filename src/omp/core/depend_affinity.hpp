@@ -10,6 +10,9 @@
 // is mapped onto the team's threads with the placement engine
 // (CANOPY_POLICY), and each task of the following iterations is aimed at
 // its thread loosely, through the thread queues canopy_omp_task_thread uses.
+// Right after a mapping, the pages of the written depend items of a page or
+// more (clang's array sections) go to their writers' nodes (depend_pages.hpp);
+// CANOPY_STATS and CANOPY_AFFINITY_DUMP report each mapping.
 //
 // Cost: nothing unless CANOPY_AFFINITY=auto (one test of a setting in the
 // path of tasks that have depend clauses, none on other tasks); with it, a

@@ -63,6 +63,14 @@ AffinitySettings read_affinity_settings() {
       fatal("%s", e.what());
     }
   }
+  if (const char* v = std::getenv("CANOPY_STATS"); v && *v) {
+    try {
+      s.stats = detail::parse_env_bool("CANOPY_STATS", v);
+    } catch (const Error& e) {
+      fatal("%s", e.what());
+    }
+  }
+  if (const char* v = std::getenv("CANOPY_AFFINITY_DUMP"); v && *v) s.dump = v;  // checked when written
   return s;
 }
 

@@ -23,9 +23,14 @@ struct AffinitySettings {
   // onto the team's threads (depend_affinity.hpp); CANOPY_POLICY (the
   // policy; "" = canopy's default) and CANOPY_DISPLAY_AFFINITY (print each
   // mapping) are read only then. The same words as canopy's runtime.
+  // CANOPY_STATS (the local share of the depend items' bytes at each
+  // mapping) and CANOPY_AFFINITY_DUMP (a directory: each mapping's matrix
+  // and placement files) likewise.
   bool auto_affinity = false;
   std::string policy;
   bool display = false;
+  bool stats = false;
+  std::string dump;
 };
 // Read once from the environment (at the runtime's start); a bad value
 // stops the program with a message naming the variable (canopy's custom

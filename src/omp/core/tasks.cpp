@@ -204,11 +204,17 @@ constexpr int kStrictWaitIdle = 1 << 16;
 constexpr std::chrono::microseconds kLooseIdle{200};
 
 constexpr std::chrono::milliseconds kStrictWaitIdleTime{2};
+// Another node's tasks (aimed at the node, or at one of its threads: under
+// automatic affinity the pages a task writes are on its thread's node) wait
+// this many times longer than the same node's before an idle thread takes
+// them (4: in the 4-node VM, Jacobi with automatic affinity kept 80-88% of
+// its bytes local after the mapping with 1, 89-91% with 4).
+constexpr int kCrossNodeIdleFactor = 4;
 
-bool idle_for_loose(const TaskQueue& q) {
+bool idle_for_loose(const TaskQueue& q, int factor = 1) {
   const auto idle = std::chrono::steady_clock::now() - tls_idle_since;
   const std::chrono::nanoseconds task_time{2 * q.affine_run_ns.load(std::memory_order_relaxed)};
-  return idle >= kLooseIdle && idle >= task_time;
+  return idle >= factor * kLooseIdle && idle >= factor * task_time;
 }
 
 // A waiting thread that may take its descendants from other affinity
@@ -238,9 +244,21 @@ Task* find_affine(TaskQueue& q, ThreadState& ts, const Task* within) {
   const bool strict = affinity_settings().strict;
   if (strict ? !(within && strict_wait_may_take()) : tls_idle_looks == 0 || !idle_for_loose(q))
     return nullptr;
-  // Idle long enough: the other threads' queues, then the other nodes' (the next ones first).
-  for (std::size_t k = 1; k < q.thread_queues.size(); ++k)
-    if (Task* t = take_affine(q, *q.thread_queues[(me + k) % q.thread_queues.size()], within)) return t;
+  // Idle long enough: the queues of the other threads of this thread's
+  // node; idle kCrossNodeIdleFactor times longer, those of the threads of
+  // other nodes, then the other nodes' queues (the next ones first).
+  const std::size_t n = q.thread_queues.size();
+  for (std::size_t k = 1; k < n; ++k) {
+    const std::size_t other = (me + k) % n;
+    if (other < q.slot_node.size() && q.slot_node[other] == mine)
+      if (Task* t = take_affine(q, *q.thread_queues[other], within)) return t;
+  }
+  if (!strict && !idle_for_loose(q, kCrossNodeIdleFactor)) return nullptr;
+  for (std::size_t k = 1; k < n; ++k) {
+    const std::size_t other = (me + k) % n;
+    if (other >= q.slot_node.size() || q.slot_node[other] != mine)
+      if (Task* t = take_affine(q, *q.thread_queues[other], within)) return t;
+  }
   for (int k = 1; k < nodes; ++k)
     if (Task* t = take_affine(q, *q.node_queues[(mine + k) % nodes], within)) return t;
   return nullptr;
