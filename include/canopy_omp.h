@@ -99,4 +99,48 @@ static inline int canopy_omp_task_thread_target(void) {
   return canopy_omp_task_thread_hint ? canopy_omp_task_thread_hint() : -1;
 }
 
+/* ---- Automatic affinity in calls (CANOPY_AFFINITY=auto) ----
+ *
+ * canopy's runtime maps the recurring tasks with depend clauses of a team
+ * onto its threads (docs/auto-affinity.md). The mapping can be saved,
+ * looked at, replaced by another placement computed from its matrix (any
+ * policy: `canopy map`, or the C API of canopy.h), and applied:
+ *
+ *   if (canopy_omp_affinity_save("out", "jacobi") == 1) {   // out/jacobi.edges, out/jacobi.placement
+ *     canopy_matrix_t* m;  canopy_topology_t* t;  canopy_placement_t* p;
+ *     canopy_matrix_create_from_file(&m, "out/jacobi.edges", CANOPY_MATRIX_FORMAT_AUTO, NULL);
+ *     canopy_topology_create_from_input(&t, machine);       // the placement file's first comment names it
+ *     canopy_placement_create(&p, t, m, "treematch", NULL);
+ *     ... write one OS CPU per task (canopy_placement_task_pu_os) to p.txt ...
+ *     canopy_omp_affinity_load("p.txt");                    // later tasks: the threads on those CPUs
+ *   }
+ *
+ * save writes <dir>/<name>.edges (the matrix, a comment per recurring task
+ * with its depend items) and <dir>/<name>.placement (one OS CPU per task,
+ * `canopy map --of list`'s format); load reads such a file, one CPU of the
+ * team's machine per recurring task, and aims the later tasks at the
+ * threads on those CPUs (the written items' pages follow, as after an
+ * automatic mapping); the placement holds until the tasks' pattern changes.
+ * Call them from a thread of the team (the one creating the tasks), once
+ * the runtime has mapped (CANOPY_DISPLAY_AFFINITY shows when). Both return
+ * 1 when done, 0 when no mapping holds for the calling thread's team (none
+ * yet, CANOPY_AFFINITY not auto, another runtime), -1 on an error (a file
+ * that cannot be written or read, a CPU not of the machine, another task
+ * count: one line on stderr). */
+#ifdef __cplusplus
+extern "C" {
+#endif
+int canopy_omp_affinity_save_files(const char* dir, const char* name) __attribute__((weak));
+int canopy_omp_affinity_load_file(const char* path) __attribute__((weak));
+#ifdef __cplusplus
+}
+#endif
+
+static inline int canopy_omp_affinity_save(const char* dir, const char* name) {
+  return canopy_omp_affinity_save_files ? canopy_omp_affinity_save_files(dir, name) : 0;
+}
+static inline int canopy_omp_affinity_load(const char* path) {
+  return canopy_omp_affinity_load_file ? canopy_omp_affinity_load_file(path) : 0;
+}
+
 #endif /* CANOPY_OMP_H */

@@ -35,7 +35,8 @@ for name, body, parent in nodes:
     lines.append("}" + (" " + parent if parent else "") + ";")
     out += lines + [""]
 CANOPY_SYMBOLS = ['canopy_omp_is_canopy', 'canopy_omp_alloc_error', 'canopy_omp_set_task_node',
-                  'canopy_omp_set_task_thread', 'canopy_omp_task_thread_hint', 'canopy_omp_profile_thread_num']
+                  'canopy_omp_set_task_thread', 'canopy_omp_task_thread_hint', 'canopy_omp_profile_thread_num',
+                  'canopy_omp_affinity_save_files', 'canopy_omp_affinity_load_file']
 out += ["CANOPY_OMP_1.0 {", " global:"] + ["  %s;" % s for s in CANOPY_SYMBOLS] + ["} OMP_1.0;"]
 print("\n".join(out))
 left = sorted(s for s in defined - used - set(CANOPY_SYMBOLS) if s.startswith(('omp_', 'GOMP_')))

@@ -23,7 +23,9 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <fstream>
 #include <mutex>
+#include <sstream>
 #include <string>
 #include <unordered_map>
 
@@ -142,6 +144,17 @@ struct DependAffinity {
   int mappings = 0;
   DependPages pages;  // where the written items' pages were sent
   bool pages_failed = false;
+  // The last mapping (automatic, or loaded by canopy_omp_affinity_load): its
+  // matrix with labels, placement, machine and rows (recurring task ids),
+  // for canopy_omp_affinity_save / _load and CANOPY_AFFINITY_DUMP.
+  struct Last {
+    TaskMatrix tm;
+    Placement p;
+    TeamMachine team;
+    std::vector<std::uint32_t> row_ids;
+    std::vector<int> workers;
+  };
+  std::unique_ptr<Last> last;
 
   std::uint32_t id_of(Signature&& s) {
     std::vector<std::uint32_t>& bucket = by_hash[hash_of(s)];
@@ -156,14 +169,11 @@ struct DependAffinity {
     return id;
   }
 
-  // CANOPY_AFFINITY_DUMP: the matrix and placement files of a mapping, as
-  // canopy's own runtime writes them (`canopy map`, `eval`, `matrix` read
-  // them), each recurring task labelled with its depend items (by index in
-  // the iteration, in or out) and the bytes they name.
-  void dump(const TaskMatrix& tm, const Placement& p, const TeamMachine& team, const std::vector<int>& workers,
-            const std::vector<std::uint32_t>& row_ids,
-            const std::unordered_map<std::uintptr_t, std::uint32_t>& handle_of) {
-    static std::atomic<int> serial{0};  // several teams in one process: one file name each
+  // The matrix of a mapping as the files show it: each recurring task
+  // labelled with its depend items (by index in the iteration, in or out)
+  // and the bytes they name; no work (bytes, not seconds).
+  TaskMatrix labelled(const TaskMatrix& tm, const std::vector<std::uint32_t>& row_ids,
+                      const std::unordered_map<std::uintptr_t, std::uint32_t>& handle_of) const {
     TaskMatrix out;
     out.matrix = tm.matrix;
     for (std::size_t r = 0; r < row_ids.size(); ++r) {
@@ -175,10 +185,21 @@ struct DependAffinity {
       }
       out.labels.push_back(label + ", " + std::to_string(bytes) + " bytes");
     }
+    return out;
+  }
+
+  // The matrix and placement files of the last mapping (as canopy's own
+  // runtime writes them: `canopy map`, `eval`, `matrix` read them).
+  void save(const std::string& dir, const std::string& name) const {
+    flow::write_affinity_files(dir, name, last->team.topo, last->tm, last->p, last->workers, "thread");
+  }
+
+  // CANOPY_AFFINITY_DUMP: each mapping's files.
+  void dump() const {
+    static std::atomic<int> serial{0};  // several teams in one process: one file name each
     const std::string& dir = affinity_settings().dump;
     try {
-      flow::write_affinity_files(dir, "omp-tasks-map-" + std::to_string(serial.fetch_add(1) + 1), team.topo, out, p,
-                                 workers, "thread");
+      save(dir, "omp-tasks-map-" + std::to_string(serial.fetch_add(1) + 1));
     } catch (const std::exception& e) {
       fatal("CANOPY_AFFINITY_DUMP='%s': %s", dir.c_str(), e.what());
     }
@@ -264,7 +285,8 @@ struct DependAffinity {
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     const AffinitySettings& set = affinity_settings();
     const PageMoves moved = place_pages(q, team, row_ids, workers);
-    if (!set.dump.empty()) dump(tm, p, team, workers, row_ids, handle_of);
+    last.reset(new Last{labelled(tm, row_ids, handle_of), p, team, row_ids, workers});
+    if (!set.dump.empty()) dump();
     if (!set.display) return;
     std::vector<std::pair<int, int>> where;
     for (int pu : team.thread_pu) where.emplace_back(team.topo.pu(pu).os_index, team.topo.pu(pu).numa);
@@ -333,6 +355,78 @@ void depend_affinity_task(Team& team, Task* t, const std::vector<Dep>& deps, con
   const int thread = d.thread_of[id];
   if (thread >= 0 && thread < team.nthreads && t->affinity_thread < 0 && t->affinity_node < 0)
     t->affinity_thread = thread;
+}
+
+namespace {
+
+// The team's recogniser when its last mapping still holds (same threads,
+// same placement), else null.
+DependAffinity* mapped_affinity(Team* team) {
+  if (!team || !team->tasks || !team->tasks->depend_affinity) return nullptr;
+  return team->tasks->depend_affinity.get();
+}
+
+bool holds(const DependAffinity& d, const Team& team) {
+  return !d.disabled && d.last && d.nthreads == team.nthreads && d.epoch == team.tasks->epoch;
+}
+
+}  // namespace
+
+int depend_affinity_save(Team* team, const char* dir, const char* name) {
+  DependAffinity* d = mapped_affinity(team);
+  if (!d) return 0;
+  std::lock_guard<std::mutex> lock(d->m);
+  if (!holds(*d, *team)) return 0;
+  try {
+    d->save(dir ? dir : ".", name && *name ? name : "omp-tasks");
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "canopy_omp_affinity_save: %s\n", e.what());
+    return -1;
+  }
+  return 1;
+}
+
+int depend_affinity_load(Team* team, const char* path) {
+  DependAffinity* d = mapped_affinity(team);
+  if (!d) return 0;
+  std::lock_guard<std::mutex> lock(d->m);
+  if (!holds(*d, *team)) return 0;
+  DependAffinity::Last& last = *d->last;
+  // One OS CPU per task, `#` starts a comment (`canopy map --of list`, the saved file).
+  std::ifstream in(path ? path : "");
+  if (!in) {
+    std::fprintf(stderr, "canopy_omp_affinity_load: cannot read '%s'\n", path ? path : "(null)");
+    return -1;
+  }
+  Placement p;
+  p.policy = "file";
+  std::string line;
+  for (int number = 1; std::getline(in, line); ++number) {
+    line = line.substr(0, line.find('#'));
+    std::istringstream words(line);
+    for (std::string w; words >> w;) {
+      char* end = nullptr;
+      const long cpu = std::strtol(w.c_str(), &end, 10);
+      const int pu = *end == 0 && cpu >= 0 && cpu <= INT32_MAX ? last.team.topo.pu_by_os_index(static_cast<int>(cpu)) : -1;
+      if (pu < 0) {
+        std::fprintf(stderr, "canopy_omp_affinity_load: %s:%d: '%s' is not an OS CPU of the team's machine '%s'\n", path,
+                     number, w.c_str(), last.team.topo.source().c_str());
+        return -1;
+      }
+      p.task_pu.push_back(pu);
+    }
+  }
+  if (p.task_pu.size() != last.row_ids.size()) {
+    std::fprintf(stderr, "canopy_omp_affinity_load: %s: %zu tasks, the mapped iteration has %zu\n", path,
+                 p.task_pu.size(), last.row_ids.size());
+    return -1;
+  }
+  const std::vector<int> workers = flow::workers_of_placement(last.team.topo, last.team.thread_pu, p);
+  for (std::size_t r = 0; r < last.row_ids.size(); ++r) d->thread_of[last.row_ids[r]] = workers[r];
+  last.p = std::move(p);
+  last.workers = workers;
+  d->place_pages(*team->tasks, last.team, last.row_ids, workers);
+  return 1;
 }
 
 }  // namespace canopy::omp

@@ -45,4 +45,14 @@ using DependAffinityPtr = std::unique_ptr<DependAffinity, DependAffinityDeleter>
 // affinity of its own.
 void depend_affinity_task(Team& team, Task* t, const std::vector<Dep>& deps, const std::size_t* len);
 
+// canopy_omp_affinity_save / _load (canopy_omp.h) for `team`: writes the
+// last mapping's <dir>/<name>.edges and .placement; applies a placement
+// file (one OS CPU of the team's machine per recurring task, as saved or as
+// `canopy map --of list` writes it) to the recurring tasks: later tasks go
+// to the threads on those CPUs, written items' pages to their nodes. 1:
+// done; 0: no mapping holds for the team (none yet, CANOPY_AFFINITY not
+// auto, another team shape since); -1: an error, said on stderr.
+int depend_affinity_save(Team* team, const char* dir, const char* name);
+int depend_affinity_load(Team* team, const char* path);
+
 }  // namespace canopy::omp
