@@ -65,6 +65,37 @@ std::string task_label(const Recording& r, std::size_t t) {
   return s;
 }
 
+std::vector<double> robust_work(const Recording& r, std::vector<double> seconds) {
+  const std::size_t n = r.tasks();
+  if (seconds.size() != n) return seconds;
+  // A task's shape: a hash of its accesses' (bytes, read, write), sorted.
+  std::unordered_map<std::uint64_t, std::vector<std::uint32_t>> classes;
+  std::vector<std::uint64_t> shape;
+  for (std::size_t t = 0; t < n; ++t) {
+    shape.clear();
+    for (std::uint32_t k = r.begin[t]; k < r.begin[t + 1]; ++k) {
+      const RecAccess& a = r.accesses[k];
+      shape.push_back(a.bytes << 2 | (a.reads ? 2u : 0u) | (a.writes ? 1u : 0u));
+    }
+    std::sort(shape.begin(), shape.end());
+    std::uint64_t h = 0x9e3779b97f4a7c15ull ^ shape.size();
+    for (std::uint64_t x : shape) h = (h ^ x) * 0x100000001b3ull + (h >> 29);
+    classes[h].push_back(static_cast<std::uint32_t>(t));
+  }
+  std::vector<double> times;
+  for (auto& [h, members] : classes) {
+    (void)h;
+    if (members.size() < 3) continue;  // no median to judge by
+    times.clear();
+    for (std::uint32_t t : members) times.push_back(seconds[t]);
+    const auto mid = times.begin() + static_cast<long>(times.size() / 2);
+    std::nth_element(times.begin(), mid, times.end());
+    const double cap = kWorkOutlierFactor * *mid;
+    for (std::uint32_t t : members) seconds[t] = std::min(seconds[t], cap);
+  }
+  return seconds;
+}
+
 TaskMatrix build_task_matrix(const Recording& r, bool cyclic, std::vector<double> work, bool labels,
                              const std::vector<int>* rows, int nrows) {
   const std::size_t n = r.tasks();

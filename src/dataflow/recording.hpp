@@ -58,6 +58,20 @@ struct Recording {
 TaskMatrix build_task_matrix(const Recording& r, bool cyclic, std::vector<double> work, bool labels = true,
                              const std::vector<int>* rows = nullptr, int nrows = 0);
 
+// The work automatic affinity balances a graph's groups by: each task's
+// measured seconds (one observed run), capped at kWorkOutlierFactor times
+// the median of the tasks that declared the same accesses (the same count,
+// and the same bytes and modes, in any order: mostly the same code on
+// another block). One run times each task once, and one time can be tens of
+// times the task's own (its thread preempted, a vCPU of an emulated NUMA VM
+// descheduled): counted as it is, that one task outweighed all the others
+// of its worker, and balancing gave its node-mate 31 of the node's 32
+// lk23 tasks, whose queue then exceeded what another node may take from
+// (affine.hpp's surplus). Real differences between tasks of one shape up to
+// the factor, and between shapes, are kept.
+inline constexpr double kWorkOutlierFactor = 2.0;
+std::vector<double> robust_work(const Recording& r, std::vector<double> seconds);
+
 // "t3: r#1 w#2 rw#4" (handles by registry index).
 std::string task_label(const Recording& r, std::size_t task);
 

@@ -558,7 +558,8 @@ void TaskGraph::run_in(TaskGroup& group) {
   const auto t0 = std::chrono::steady_clock::now();
   const double cpu0 = thread_cpu_seconds();
   const bool shown = rt->options.display_affinity || !rt->options.affinity_dump.empty();
-  TaskMatrix m = detail::flow::build_task_matrix(g.recording, true, g.durations, shown);
+  TaskMatrix m =
+      detail::flow::build_task_matrix(g.recording, true, detail::flow::robust_work(g.recording, g.durations), shown);
   const Placement p = detail::flow::compute_placement(rt, m, "");
   g.placed = detail::flow::placement_workers(rt, p);
   trace_placement(g, 0);

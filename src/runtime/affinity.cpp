@@ -188,7 +188,7 @@ void took_loose(Worker* owner) {
 // user's worker hint) has its data on that worker's node: taken elsewhere,
 // all its bytes are remote. So as for a node's queue (node_may_lend), and
 // with the victim's node's mean task time: when the worker stalls (took
-// none of them for kLendStallTasks task times, at least 1 ms: stuck in a
+// none of them for kLendStallTasks task times, at least 4 ms: stuck in a
 // long task, or a woken vCPU that has not run yet), or holds more than its
 // whole node would start within a few task times (kLendPerWorker per
 // worker of the node). A worker that works through its queue at the pace

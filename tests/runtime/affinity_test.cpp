@@ -570,6 +570,12 @@ TEST(AffinityRuntime, WhenANodeLendsItsLooseTasks) {
   EXPECT_FALSE(node_may_lend(full, 2, kLendStallTasks * ms - 1, ms, 0));
   EXPECT_TRUE(node_may_lend(full, 2, kLendStallTasks * ms, ms, 0));
   EXPECT_TRUE(node_may_lend(full + 1, 2, kLendStallTasks * ms, ms, 0));  // a surplus stalls too
+  // A worker of 0.6 ms tasks (lk23's in the NUMA VM) whose CPU another
+  // thread had for a timeslice or two (3 ms) has not stalled: the thieves
+  // of other nodes took 5-10% of lk23's placed tasks when it had (1 ms, 4
+  // task times); one that took none for 10 ms has.
+  EXPECT_FALSE(node_may_lend(2, 2, 3 * ms, 6 * ms / 10, 10 * ms));
+  EXPECT_TRUE(node_may_lend(2, 2, 10 * ms, 6 * ms / 10, 10 * ms));
   // ... and at most the maximum, however long its tasks.
   EXPECT_FALSE(node_may_lend(1, 2, kLendStallMaxNs - 1, 3'600'000 * ms, 0));
   EXPECT_TRUE(node_may_lend(1, 2, kLendStallMaxNs, 3'600'000 * ms, 0));
