@@ -13,6 +13,7 @@
 #include <map>
 
 #include <canopy/data.hpp>
+#include <canopy/error.hpp>
 
 #include "data/machine.hpp"  // query_page_nodes, bytes_in_page: the data layer's page locations
 
@@ -39,7 +40,16 @@ PageMoves DependPages::move(const std::vector<MappedItem>& items) {
     const int node = static_cast<int>(std::max_element(per_node.begin(), per_node.end()) - per_node.begin());
     auto it = homes_.find(addr);
     if (it != homes_.end() && it->second.bytes == bytes && it->second.node == node) continue;  // already there
-    const Data d = data_register(reinterpret_cast<void*>(addr), bytes);
+    Data d;
+    try {
+      d = data_register(reinterpret_cast<void*>(addr), bytes);
+    } catch (const Error& e) {
+      // A range not all mapped (a `len` past the array's end): not this item's
+      // pages to move; the others still move.
+      if (e.kind() != ErrorKind::BadInput) throw;
+      ++r.unmapped;
+      continue;
+    }
     DataMoveResult m;
     try {
       m = data_try_move_to_node(d, node);

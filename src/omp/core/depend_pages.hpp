@@ -34,6 +34,7 @@ struct PageMoves {
   std::uint64_t items = 0;  // written items whose pages were asked to move
   std::uint64_t moved = 0;  // pages that were elsewhere and are on their writer's node now
   std::uint64_t left = 0;   // pages the kernel would not move
+  std::uint64_t unmapped = 0;  // items whose range is not all mapped in the process (left alone)
   std::string refusal;      // the first refusal ("0x7f..: mbind: ..."), when left > 0
 };
 
