@@ -177,13 +177,21 @@ struct DependAffinity {
     TaskMatrix out;
     out.matrix = tm.matrix;
     for (std::size_t r = 0; r < row_ids.size(); ++r) {
-      std::string label = "o" + std::to_string(r) + ":";
+      // (Appends only: GCC 12 warns, wrongly, of overlapping copies in
+      // `"literal" + std::string`, -Wrestrict.)
+      std::string label = "o";
+      label += std::to_string(r);
+      label += ':';
       std::uint64_t bytes = 0;
       for (const Item& i : sigs[row_ids[r]].items) {
-        label += (i.out ? " w#" : " r#") + std::to_string(handle_of.at(i.addr));
+        label += i.out ? " w#" : " r#";
+        label += std::to_string(handle_of.at(i.addr));
         bytes += i.bytes;
       }
-      out.labels.push_back(label + ", " + std::to_string(bytes) + " bytes");
+      label += ", ";
+      label += std::to_string(bytes);
+      label += " bytes";
+      out.labels.push_back(std::move(label));
     }
     return out;
   }
