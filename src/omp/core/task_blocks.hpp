@@ -8,9 +8,13 @@
 // A block is cached by the thread that frees it (the one that finished the
 // task's last reference), in a list per size class (multiples of 64 bytes up
 // to 2 KiB), at most kCachedBytes per thread; it is reused by the next task
-// of that class that thread creates. The cache is freed when the thread
-// exits. In an AddressSanitizer build nothing is cached (a use after free
-// of a task must stay visible).
+// of that class that thread creates. A full cache hands a whole list to a
+// depot shared by the threads, where a thread that ran out of blocks of that
+// class takes it (one thread creating tasks that another finishes gets its
+// blocks back a list at a time). The cache is freed when the thread exits.
+// Dependence nodes (tasks.hpp's DepNode) come from here too. In an
+// AddressSanitizer build nothing is cached (a use after free of a task must
+// stay visible).
 #pragma once
 #include <cstddef>
 #include <cstdint>

@@ -86,7 +86,11 @@ void wake_if_sleepers(Team& team) {
 
 void release(Task* t) {
   if (t->refs.fetch_sub(1, std::memory_order_acq_rel) == 1 && !t->implicit) {
-    delete t->dep;
+    if (DepNode* d = t->dep) {
+      const std::uint8_t cls = d->block_class;
+      d->~DepNode();
+      task_block_free(d, cls);
+    }
     delete t->child_deps;
     const bool own = t->own_block;
     const std::uint8_t size_class = t->block_class;
@@ -417,7 +421,7 @@ void finish(ThreadState* ts, Task* t) {
   TaskQueue& q = *team.tasks;
   Task* parent = t->parent;
   if (t->dep) {  // only a task with dependences is in the records or has successors
-    std::vector<Task*> ready;
+    SmallVec<Task*, 4> ready;
     {
       std::lock_guard<std::mutex> lock(parent->child_deps->m);
       auto& map = parent->child_deps->map;
@@ -523,8 +527,16 @@ void register_deps_locked(ChildDeps& cd, Task* t, const std::vector<Dep>& deps) 
       add_pred(rec.last_out);
       rec.readers.push_back(t);
     }
-    if (std::find(node.addrs.begin(), node.addrs.end(), d.addr) == node.addrs.end()) node.addrs.push_back(d.addr);
+    if (!node.addrs.contains(d.addr)) node.addrs.push_back(d.addr);
   }
+}
+
+DepNode* new_dep_node() {
+  std::uint8_t size_class = 0;
+  void* block = task_block_alloc(sizeof(DepNode), alignof(DepNode), &size_class);
+  auto* d = new (block) DepNode;
+  d->block_class = size_class;
+  return d;
 }
 
 // A task and, when `data_size` > 0, room for its copy of the compiler's
@@ -691,7 +703,7 @@ void submit_task(ThreadState& ts, Task* t, const TaskSpec& spec, bool undeferred
   t->refs.fetch_add(1, std::memory_order_relaxed);  // held until the creator is done with it below
   bool ready = true;
   if (has_deps) {
-    t->dep = new DepNode;
+    t->dep = new_dep_node();
     if (!parent->child_deps) parent->child_deps = new ChildDeps;  // only this thread creates parent's children
     const std::vector<Dep> deps = parse_depend(spec.depend);
     if (observed(ts)) [[unlikely]] observe_dependences(t, deps);

@@ -18,6 +18,7 @@
 
 #include "depend_affinity.hpp"
 #include "runtime.hpp"
+#include "small_vec.hpp"
 #include "task_affinity.hpp"
 #include "task_deque.hpp"
 
@@ -79,11 +80,13 @@ struct ChildDeps {
 
 // A task's own dependence bookkeeping, only for a task with depend clauses
 // (under the parent's ChildDeps mutex, except `unresolved`).
+// In a task block of its own (task_blocks.hpp: new_dep_node, release).
 struct DepNode {
   std::atomic<int> unresolved{0};  // predecessors not complete
   bool completed = false;
-  std::vector<Task*> successors;
-  std::vector<void*> addrs;        // entries this task holds in the parent's map
+  std::uint8_t block_class = 0;    // its block's size class
+  SmallVec<Task*, 2> successors;
+  SmallVec<void*, 2> addrs;        // entries this task holds in the parent's map
 };
 
 // Kept small (bench/omp/taskmem.c holds 10^6 at once): dependences live in
