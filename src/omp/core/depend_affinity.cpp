@@ -314,13 +314,13 @@ void attach_depend_affinity(TaskQueue& q) { q.depend_affinity.reset(new DependAf
 
 void destroy_depend_affinity(DependAffinity* d) { delete d; }
 
-void depend_affinity_task(Team& team, Task* t, const std::vector<Dep>& deps, const std::size_t* len) {
+void depend_affinity_task(Team& team, Task* t, const Dep* deps, std::size_t ndeps, const std::size_t* len) {
   if (team.nthreads < 2) return;  // a detached task's dependences in a team of one: nowhere to place
   DependAffinity& d = *team.tasks->depend_affinity;
   Signature sig;
   sig.code = code_of(t->fn, t->arg);
-  sig.items.reserve(deps.size());
-  for (std::size_t k = 0; k < deps.size(); ++k)
+  sig.items.reserve(ndeps);
+  for (std::size_t k = 0; k < ndeps; ++k)
     sig.items.push_back(Item{reinterpret_cast<std::uintptr_t>(deps[k].addr), len ? len[k] : kUnitBytes, deps[k].out});
   std::sort(sig.items.begin(), sig.items.end(), [](const Item& a, const Item& b) { return a.addr < b.addr; });
   std::size_t n = 0;

@@ -43,7 +43,7 @@ using DependAffinityPtr = std::unique_ptr<DependAffinity, DependAffinityDeleter>
 // each, libomp's ABI; null for GCC's) is about to be queued: observed, and
 // aimed at its thread when its recurring task is mapped and it has no
 // affinity of its own.
-void depend_affinity_task(Team& team, Task* t, const std::vector<Dep>& deps, const std::size_t* len);
+void depend_affinity_task(Team& team, Task* t, const Dep* deps, std::size_t ndeps, const std::size_t* len);
 
 // canopy_omp_affinity_save / _load (canopy_omp.h) for `team`: writes the
 // last mapping's <dir>/<name>.edges and .placement; applies a placement

@@ -367,8 +367,7 @@ void sleep_at_join(Team& team, Ready&& ready) {
   Barrier& b = team.barrier;
   b.sleepers.fetch_add(1, std::memory_order_seq_cst);
   std::uint32_t ev = b.event.load(std::memory_order_seq_cst);
-  TaskQueue* q = team.tasks.get();
-  if (!ready() && !(q && q->queued.load() > 0)) futex_wait(b.event, ev);
+  if (!ready() && !team_has_ready_tasks(team)) futex_wait(b.event, ev);
   b.sleepers.fetch_sub(1, std::memory_order_relaxed);
 }
 
@@ -952,9 +951,8 @@ bool barrier_wait(Team& team, bool cancellable) {
     }
     b.sleepers.fetch_add(1, std::memory_order_seq_cst);
     std::uint32_t ev = b.event.load(std::memory_order_seq_cst);
-    TaskQueue* q = team.tasks.get();
     bool ready = b.generation.load(std::memory_order_acquire) != gen ||
-                 (b.arrived.load() == n && team_pending_tasks(team) == 0) || (q && q->queued.load() > 0) ||
+                 (b.arrived.load() == n && team_pending_tasks(team) == 0) || team_has_ready_tasks(team) ||
                  (cancellable && team.cancel_parallel.load());
     if (!ready) futex_wait(b.event, ev);
     b.sleepers.fetch_sub(1, std::memory_order_relaxed);

@@ -1,6 +1,7 @@
 // A vector of trivially copyable values that keeps its first N in place
 // and allocates only beyond them: the dependence nodes' successor and
-// address lists (usually one or two entries) cost no malloc of their own.
+// address lists (usually one or two entries) and a new task's depend items
+// cost no malloc of their own.
 // Not copyable or movable (its data may point into itself).
 #pragma once
 #include <cstdint>
@@ -30,6 +31,10 @@ class SmallVec {
   void clear() { size_ = 0; }
   bool empty() const { return size_ == 0; }
   std::uint32_t size() const { return size_; }
+  T& operator[](std::uint32_t i) { return data_[i]; }
+  const T& operator[](std::uint32_t i) const { return data_[i]; }
+  T* data() { return data_; }
+  const T* data() const { return data_; }
   T* begin() { return data_; }
   T* end() { return data_ + size_; }
   const T* begin() const { return data_; }

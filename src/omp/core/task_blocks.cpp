@@ -33,7 +33,7 @@ struct FreeBlock {
   FreeBlock* next;
 };
 
-struct BlockCache {
+struct alignas(64) BlockCache {  // a line of its own: each thread writes its cache at every task
   FreeBlock* lists[kClasses + 1] = {};
   std::size_t counts[kClasses + 1] = {};  // blocks in each list
   std::size_t bytes = 0;
@@ -67,8 +67,9 @@ void free_list(FreeBlock* head) {
 }
 
 // Moves the cache's whole list of class `cls` to the depot (or frees it
-// when the depot is full).
-void spill(BlockCache& cache, std::size_t cls) {
+// when the depot is full). Out of line, as refill and free_when_full: the
+// hot paths stay leaf functions.
+[[gnu::noinline]] void spill(BlockCache& cache, std::size_t cls) {
   const Batch b{cache.lists[cls], cache.counts[cls]};
   const std::size_t bytes = b.count * cls * kGrain;
   cache.lists[cls] = nullptr;
@@ -87,7 +88,7 @@ void spill(BlockCache& cache, std::size_t cls) {
 }
 
 // Takes a list of class `cls` from the depot into the (empty) cache list.
-bool refill(BlockCache& cache, std::size_t cls) {
+[[gnu::noinline]] bool refill(BlockCache& cache, std::size_t cls) {
   Depot& d = depot();
   std::lock_guard<std::mutex> lock(d.m);
   if (d.batches[cls].empty()) return false;
@@ -120,13 +121,16 @@ pthread_key_t cache_key() {
   return key;
 }
 
+[[gnu::noinline]] BlockCache* new_cache() {
+  auto* cache = new BlockCache;
+  pthread_setspecific(cache_key(), cache);
+  tls_cache = cache;
+  return cache;
+}
+
 BlockCache& this_cache() {
   BlockCache* cache = tls_cache;
-  if (!cache) {
-    cache = new BlockCache;
-    pthread_setspecific(cache_key(), cache);
-    tls_cache = cache;
-  }
+  if (!cache) [[unlikely]] cache = new_cache();
   return *cache;
 }
 
@@ -154,18 +158,34 @@ void* task_block_alloc(std::size_t size, std::size_t align, std::uint8_t* size_c
   return block;
 }
 
+namespace {
+
+// The cache is full: this class's list goes to the depot if it is long
+// enough to be worth a lock, and the block starts a new list (else the
+// block goes back to the C allocator).
+[[gnu::noinline]] void free_when_full(BlockCache& cache, void* block, std::size_t cls) {
+  const std::size_t bytes = cls * kGrain;
+  if (cache.counts[cls] * bytes < kCachedBytes / 4) {
+    std::free(block);
+    return;
+  }
+  spill(cache, cls);
+  auto* b = static_cast<FreeBlock*>(block);
+  b->next = nullptr;
+  cache.lists[cls] = b;
+  cache.counts[cls] = 1;
+  cache.bytes += bytes;
+}
+
+}  // namespace
+
 void task_block_free(void* block, std::uint8_t size_class) {
   if (size_class != 0) {
     BlockCache& cache = this_cache();
     const std::size_t bytes = size_class * kGrain;
-    if (cache.bytes + bytes > kCachedBytes) {
-      // Full: this class's list goes to the depot if it is long enough to
-      // be worth a lock (else the block goes back to the C allocator).
-      if (cache.counts[size_class] * bytes < kCachedBytes / 4) {
-        std::free(block);
-        return;
-      }
-      spill(cache, size_class);
+    if (cache.bytes + bytes > kCachedBytes) [[unlikely]] {
+      free_when_full(cache, block, size_class);
+      return;
     }
     auto* b = static_cast<FreeBlock*>(block);
     b->next = cache.lists[size_class];

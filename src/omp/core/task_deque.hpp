@@ -55,9 +55,15 @@ class TaskDeque {
     return x;
   }
   std::int64_t bottom() const { return bottom_.load(std::memory_order_relaxed); }
-  // How many tasks it holds, at most (thieves may have taken some since).
-  std::int64_t size_hint() const {
-    return bottom_.load(std::memory_order_relaxed) - top_.load(std::memory_order_relaxed);
+  // Whether it holds at least n tasks (thieves may have taken some since).
+  // Reads `top_` only when the owner's last copy of it says so: top_'s line
+  // is the thieves' (every steal writes it), and a producer whose consumer
+  // steals each task as it comes would otherwise miss on it at every task.
+  bool holds_at_least(std::int64_t n) {
+    const std::int64_t b = bottom_.load(std::memory_order_relaxed);
+    if (b - top_cache_ < n) return false;
+    top_cache_ = top_.load(std::memory_order_acquire);  // as push's: the slots below it are free
+    return b - top_cache_ >= n;
   }
   // Frees the arrays replaced by growth; only when no thief can be reading.
   void free_retired() { retired_.clear(); }

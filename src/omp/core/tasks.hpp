@@ -19,6 +19,7 @@
 #include "depend_affinity.hpp"
 #include "runtime.hpp"
 #include "small_vec.hpp"
+#include "spin_mutex.hpp"
 #include "task_affinity.hpp"
 #include "task_deque.hpp"
 
@@ -69,12 +70,13 @@ struct Dep {
   void* addr;
   bool out;
 };
+using DepList = SmallVec<Dep, 8>;
 
 // The dependence map of one task's children: allocated when its first child
 // with a depend clause is created, guarded by its own mutex (dependences
 // only link siblings, so a lock per parent is enough).
 struct ChildDeps {
-  std::mutex m;
+  SpinMutex m;
   std::unordered_map<void*, DepRecord> map;
 };
 
@@ -128,17 +130,67 @@ struct Task {
 // Forgets the dependence map of an implicit task reused for a new region.
 void reset_task_deps(Task& t);
 
-// The deferred tasks of a team. `queued` and `pending` are read by the
-// barrier code (runtime.cpp) before it sleeps.
+// One thread's share of its team's count of pending tasks: the tasks it
+// created and the tasks it finished (whichever thread created them). Only
+// that thread writes them; team_pending_tasks (tasks.cpp) sums them.
+struct alignas(64) TaskCounts {
+  std::atomic<std::int64_t> created{0};
+  std::atomic<std::int64_t> finished{0};
+};
+
+// The TaskCounts of a team's threads, by thread number. The array only
+// grows, at a fork, and an outgrown array stays until the queue goes: a
+// worker of the previous region may still be summing the counts
+// (park_at_join's look at the pending count can overlap the next fork).
+class TaskCountSlots {
+ public:
+  TaskCounts& operator[](int i) const { return *array_.load(std::memory_order_acquire)[i]; }
+  TaskCounts* const* array() const { return array_.load(std::memory_order_acquire); }
+  std::size_t size() const { return size_; }
+  void grow_to(std::size_t n) {  // at a fork (quiescent)
+    if (n <= size_) return;
+    auto a = std::make_unique<TaskCounts*[]>(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      if (i >= size_) owned_.push_back(std::make_unique<TaskCounts>());
+      a[i] = owned_[i].get();
+    }
+    array_.store(a.get(), std::memory_order_release);
+    arrays_.push_back(std::move(a));
+    size_ = n;
+  }
+
+ private:
+  std::atomic<TaskCounts**> array_{nullptr};
+  std::size_t size_ = 0;
+  std::vector<std::unique_ptr<TaskCounts>> owned_;
+  std::vector<std::unique_ptr<TaskCounts*[]>> arrays_;  // the current one and the outgrown ones
+};
+
+// The deferred tasks of a team. Whether any is ready (team_has_ready_tasks)
+// and the pending count (team_pending_tasks) are read by the barrier code
+// (runtime.cpp) before it sleeps.
 struct TaskQueue {
   std::vector<std::unique_ptr<TaskDeque>> deques;  // by thread number
+  // Explicit tasks created and not complete (team_pending_tasks): counted
+  // per thread, each on its own line, because a shared count is a line
+  // that the creating and the finishing thread take from each other at
+  // every task (one thread creating the tasks that another runs). Here, not
+  // beside the counters below: the vector is read at every task.
+  TaskCountSlots counts;  // by thread number
+  // The team size the counts are for (they restart from zero at a fork
+  // that changes it); stored after the counts array grew.
+  std::atomic<int> counted_slots{0};
+  // Whether a deferred task was counted since the fork: written once per
+  // region (by the first), so that a region without tasks reads one flag
+  // where it would sum the counts and look at every deque.
+  std::atomic<bool> used{false};
   std::mutex shared_m;
   std::vector<Task*> shared;        // priority tasks (highest first) and tasks readied outside the team
-  // Each counter on its own cache line: `queued` and `pending` change with
-  // every task, `shared_count` is read by every look for a task.
-  alignas(64) std::atomic<int> shared_count{0};
-  alignas(64) std::atomic<int> queued{0};   // ready tasks in the deques and `shared`
-  alignas(64) std::atomic<int> pending{0};  // explicit tasks created and not complete
+  // Each counter on its own cache line. There is no count of the ready
+  // tasks: the deques say whether they hold any, and a shared count is a
+  // line that every push and every take would move between the threads.
+  alignas(64) std::atomic<int> shared_count{0};  // read by every look for a task
+  alignas(64) std::atomic<std::int64_t> finished_elsewhere{0};  // tasks finished by a thread outside the team
   // Steal order: the PU of every thread (set at the fork), and per thread
   // the order it computed from them (owner only) for placement `epoch`.
   alignas(64) std::vector<int> slot_pu;
@@ -243,7 +295,15 @@ void workshare_task_reduction_end(bool cancelled);
 // implicit task is at a barrier or the region's end); true if one ran.
 bool run_one_task(Team& team);
 // Tasks of the team not complete.
-int team_pending_tasks(Team& team);
+int count_pending_tasks(const TaskQueue& q);
+inline int team_pending_tasks(Team& team) {
+  return team.tasks && team.tasks->used.load(std::memory_order_seq_cst) ? count_pending_tasks(*team.tasks) : 0;
+}
+// Whether a ready task is queued anywhere in the team (its deques, shared
+// and affinity queues); seq_cst loads, for a waiter's check after it
+// announced itself as a sleeper (every push is seq_cst, then reads the
+// sleepers).
+bool team_has_ready_tasks(Team& team);
 // At a fork (reset_team), before the team's threads start: a deque per thread.
 void ensure_task_queue(Team& team);
 // At a fork, before the workers are woken: the CPUs thread i is placed on

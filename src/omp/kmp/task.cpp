@@ -95,20 +95,24 @@ struct kmp_depend_info_t {
 };
 
 // GCC's layout (what the core parses): {n, nout, out addresses..., in
-// addresses...}; `with_len` appends each item's bytes in the same order
-// (kTaskFlagDependLen: automatic affinity weighs the task-to-task matrix
-// with them).
-std::vector<void*> gomp_depend(kmp_int32 ndeps, const kmp_depend_info_t* list, kmp_int32 nnoalias,
-                               const kmp_depend_info_t* noalias, bool with_len = false) {
-  std::vector<const kmp_depend_info_t*> out, in;
-  for (kmp_int32 i = 0; i < ndeps; ++i) (list[i].flags == 1 ? in : out).push_back(&list[i]);
-  for (kmp_int32 i = 0; i < nnoalias; ++i) (noalias[i].flags == 1 ? in : out).push_back(&noalias[i]);
-  out.insert(out.end(), in.begin(), in.end());
-  std::vector<void*> d{reinterpret_cast<void*>(out.size()), reinterpret_cast<void*>(out.size() - in.size())};
-  for (const kmp_depend_info_t* i : out) d.push_back(reinterpret_cast<void*>(i->base_addr));
-  if (with_len)
-    for (const kmp_depend_info_t* i : out) d.push_back(reinterpret_cast<void*>(i->len));
-  return d;
+// addresses...} (`in` is flags 1; the others serialise); `with_len` appends
+// each item's bytes in the same order (kTaskFlagDependLen: automatic
+// affinity weighs the task-to-task matrix with them). In place for the
+// usual few items: no malloc per task.
+using GompDepend = SmallVec<void*, 24>;
+void gomp_depend(GompDepend& d, kmp_int32 ndeps, const kmp_depend_info_t* list, kmp_int32 nnoalias,
+                 const kmp_depend_info_t* noalias, bool with_len = false) {
+  const kmp_int32 n = ndeps + nnoalias;
+  auto item = [&](kmp_int32 i) -> const kmp_depend_info_t& { return i < ndeps ? list[i] : noalias[i - ndeps]; };
+  std::uintptr_t nout = 0;
+  for (kmp_int32 i = 0; i < n; ++i) nout += item(i).flags != 1;
+  d.push_back(reinterpret_cast<void*>(static_cast<std::uintptr_t>(n)));
+  d.push_back(reinterpret_cast<void*>(nout));
+  for (int pass = 0; pass < (with_len ? 2 : 1); ++pass)
+    for (const bool in : {false, true})
+      for (kmp_int32 i = 0; i < n; ++i)
+        if ((item(i).flags == 1) == in)
+          d.push_back(reinterpret_cast<void*>(pass == 0 ? item(i).base_addr : static_cast<std::uintptr_t>(item(i).len)));
 }
 
 }  // namespace
@@ -139,7 +143,8 @@ CANOPY_KMP kmp_int32 __kmpc_omp_task_with_deps(ident_t*, kmp_int32, kmp_task_t* 
     submit(task, nullptr);
     return 0;
   }
-  std::vector<void*> d = gomp_depend(ndeps, dep_list, ndeps_noalias, noalias_dep_list, true);
+  GompDepend d;
+  gomp_depend(d, ndeps, dep_list, ndeps_noalias, noalias_dep_list, true);
   submit(task, d.data(), true, kTaskFlagDepend | kTaskFlagDependLen);
   return 0;
 }
@@ -147,7 +152,8 @@ CANOPY_KMP kmp_int32 __kmpc_omp_task_with_deps(ident_t*, kmp_int32, kmp_task_t* 
 CANOPY_KMP void __kmpc_omp_wait_deps(ident_t*, kmp_int32, kmp_int32 ndeps, kmp_depend_info_t* dep_list,
                                      kmp_int32 ndeps_noalias, kmp_depend_info_t* noalias_dep_list) {
   if (ndeps + ndeps_noalias == 0) return;
-  std::vector<void*> d = gomp_depend(ndeps, dep_list, ndeps_noalias, noalias_dep_list);
+  GompDepend d;
+  gomp_depend(d, ndeps, dep_list, ndeps_noalias, noalias_dep_list);
   taskwait_depend(d.data());
 }
 CANOPY_KMP void __kmpc_omp_task_begin_if0(ident_t*, kmp_int32, kmp_task_t* task) {
