@@ -19,8 +19,8 @@
 //  - another node's, a worker's or the node's own queue, after 200 µs
 //    (kRemoteLooseDelayNs), each time, and then only while that worker or
 //    node is overloaded: a surplus or a stall (node_may_lend below; a
-//    worker asleep, woken for its task, has not stalled until 50 ms:
-//    kParkedLendNs, affinity.cpp's worker_lends).
+//    worker's own queue, its worker asleep or awake, stalls after 50 ms
+//    only: kParkedLendNs, affinity.cpp's worker_lends).
 // Strict queues are never taken by another worker (worker target) or a
 // worker of another node (node target). A loose hint the calling worker
 // satisfies itself is still queued, not pushed on its deque: deque tasks
@@ -78,7 +78,7 @@ struct Target {
 // two (3 ms and more on a loaded host) looked stalled, and the idle workers
 // of other nodes (the thread waiting in TaskGraph::run first) took 5-10% of
 // its node's placed tasks: 84.7-94.5% of lk23's bytes local on 4 nodes
-// against 94.0-95.2% now (docs/bench-apps.md). A thread that waits for a
+// (a worker's own queue waits 50 ms: worker_lends). A thread that waits for a
 // CPU is not stuck; one stuck in a long task still lends after 16 of them.
 inline constexpr std::uint32_t kLendPerWorker = 6;
 inline constexpr std::int64_t kLendStallTasks = 16;
