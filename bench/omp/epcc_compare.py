@@ -21,18 +21,10 @@ import re
 import statistics
 import subprocess
 import sys
-import tempfile
 
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from run import find_libomp  # noqa: E402  (run.py's choice of the system libomp)
-
-
-def system_libomp():
-    found = find_libomp("")
-    if not found:
-        raise SystemExit("epcc_compare.py: no libomp.so.5 in /usr/lib (install libomp-dev)")
-    return found
+from run import runtime_dirs  # noqa: E402  (the system libomp and the canopy builds)
 
 
 def main():
@@ -48,16 +40,7 @@ def main():
     threads = [t for t in args.threads.split(",") if t]
     if not threads or not all(t.isdigit() and int(t) > 0 for t in threads):
         raise SystemExit(f"epcc_compare.py: --threads '{args.threads}': expected positive whole numbers, comma separated")
-    tmp = tempfile.mkdtemp()
-    os.symlink(system_libomp(), os.path.join(tmp, "libomp.so.5"))
-    libs = {"libomp": tmp}
-    for spec in args.libs:
-        name, sep, d = spec.partition("=")
-        if not sep or not name or name == "libomp":
-            raise SystemExit(f"epcc_compare.py: '{spec}': expected NAME=DIR with a NAME other than libomp")
-        if not os.path.exists(os.path.join(d, "libomp.so.5")):
-            raise SystemExit(f"epcc_compare.py: {spec}: no libomp.so.5 in {d}")
-        libs[name] = os.path.abspath(d)
+    libs = runtime_dirs("epcc_compare.py", args.libs)
     times = collections.defaultdict(list)  # (construct, threads, runtime) -> µs per construct
     for _ in range(args.rounds):
         for t in threads:

@@ -82,6 +82,26 @@ def find_libomp(given):
     return found[-1] if found else None
 
 
+def runtime_dirs(tool, specs):
+    """{name: directory holding a libomp.so.5}: "libomp" (a temporary directory linking the system's) and each
+    NAME=DIR of `specs` (canopy builds' lib/canopy-omp), for the scripts that compare canopy builds with libomp
+    (epcc_compare.py, task_loops.py); `tool` names the script in errors."""
+    libomp = find_libomp("")
+    if not libomp:
+        raise SystemExit(f"{tool}: no libomp.so.5 in /usr/lib (install libomp-dev)")
+    tmp = tempfile.mkdtemp()
+    os.symlink(libomp, os.path.join(tmp, "libomp.so.5"))
+    libs = {"libomp": tmp}
+    for spec in specs:
+        name, sep, d = spec.partition("=")
+        if not sep or not name or name == "libomp":
+            raise SystemExit(f"{tool}: '{spec}': expected NAME=DIR with a NAME other than libomp")
+        if not os.path.exists(os.path.join(d, "libomp.so.5")):
+            raise SystemExit(f"{tool}: {spec}: no libomp.so.5 in {d}")
+        libs[name] = os.path.abspath(d)
+    return libs
+
+
 def setup_runtimes(args, tmpdir):
     """{runtime: (LD_LIBRARY_PATH, the library file that must be mapped or None for the system's libgomp)}
     for the runtimes asked for whose library exists; the others are named as skipped."""

@@ -19,10 +19,9 @@ import os
 import statistics
 import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from run import find_libomp  # noqa: E402  (run.py's choice of the system libomp)
+from run import runtime_dirs  # noqa: E402  (the system libomp and the canopy builds)
 
 SHAPES = ("master", "taskwait", "depend")
 
@@ -36,19 +35,8 @@ def main():
     args = ap.parse_args()
     if args.rounds < 1 or args.tasks < 10 or args.threads < 1:
         raise SystemExit("task_loops.py: --rounds and --threads must be >= 1, --tasks >= 10")
-    libomp = find_libomp("")
-    if not libomp:
-        raise SystemExit("task_loops.py: no libomp.so.5 in /usr/lib (install libomp-dev)")
-    tmp = tempfile.mkdtemp()
-    os.symlink(libomp, os.path.join(tmp, "libomp.so.5"))
-    libs = {"libomp": tmp}
-    for spec in args.libs:
-        name, sep, d = spec.partition("=")
-        if not sep or not name or name == "libomp":
-            raise SystemExit(f"task_loops.py: '{spec}': expected NAME=DIR with a NAME other than libomp")
-        if not os.path.exists(os.path.join(d, "libomp.so.5")):
-            raise SystemExit(f"task_loops.py: {spec}: no libomp.so.5 in {d}")
-        libs[name] = os.path.abspath(d)
+    libs = runtime_dirs("task_loops.py", args.libs)
+    tmp = libs["libomp"]
     prog = os.path.join(tmp, "task_loops")
     src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "task_loops.c")
     subprocess.run(["clang-14", "-std=c11", "-O2", "-fopenmp", src, "-o", prog], check=True)
