@@ -31,6 +31,34 @@ void busy_us(int us) {
   }
 }
 
+// One round: worker 1 is held (only worker 0 of node 0 works) while
+// `queue(mine, remote)` spawns tasks for worker 0 into `mine`, whose tasks
+// count in `remote` when they run on node 1. Returns that count.
+template <class Queue>
+int tasks_run_on_the_other_node(Runtime& rt, Queue&& queue) {
+  std::atomic<int> remote{0};
+  std::atomic<bool> started{false}, release{false};
+  rt.run([&] {
+    TaskGroup g;
+    g.spawn(Affinity::worker(1, true), [&] {
+      started = true;
+      while (!release.load()) std::this_thread::yield();
+    });
+    while (!started.load()) std::this_thread::yield();
+    TaskGroup mine;
+    queue(mine, remote);
+    mine.wait();
+    release = true;
+    g.wait();
+  });
+  return remote.load();
+}
+
+// Counts a task that runs off node 0.
+void count_if_remote(Runtime& rt, std::atomic<int>& remote) {
+  if (rt.worker_numa_node(Runtime::this_worker_index()) != 0) remote.fetch_add(1);
+}
+
 }  // namespace
 
 TEST(LooseSteal, ATargetThatKeepsPaceKeepsItsTasks) {
@@ -44,29 +72,14 @@ TEST(LooseSteal, ATargetThatKeepsPaceKeepsItsTasks) {
   constexpr int kTasks = 10;
   int on_other_node = 0;
   constexpr int kRounds = 6;
-  for (int round = 0; round < kRounds; ++round) {
-    std::atomic<int> remote{0};
-    std::atomic<bool> started{false}, release{false};
-    rt.run([&] {
-      TaskGroup g;
-      // Worker 1 is held: only worker 0 of node 0 works.
-      g.spawn(Affinity::worker(1, true), [&] {
-        started = true;
-        while (!release.load()) std::this_thread::yield();
-      });
-      while (!started.load()) std::this_thread::yield();
-      TaskGroup mine;
+  for (int round = 0; round < kRounds; ++round)
+    on_other_node += tasks_run_on_the_other_node(rt, [&](TaskGroup& mine, std::atomic<int>& remote) {
       for (int i = 0; i < kTasks; ++i)
         mine.spawn(Affinity::worker(0), [&] {
-          if (rt.worker_numa_node(Runtime::this_worker_index()) != 0) remote.fetch_add(1);
+          count_if_remote(rt, remote);
           busy_us(300);
         });
-      mine.wait();
-      release = true;
-      g.wait();
     });
-    on_other_node += remote.load();
-  }
   // A loaded machine may deschedule worker 0 for a millisecond now and then
   // (a stall: then a task may go): a few. (Measured on the 2-core
   // development VM under load: 1 of 30 with this rule, 6 and 9 of 30 with
@@ -85,29 +98,11 @@ TEST(LooseSteal, ATargetBusyForAFewMillisecondsKeepsItsTasks) {
   Runtime rt = two_nodes();
   constexpr int kRounds = 3, kShort = 3;
   int on_other_node = 0;
-  for (int round = 0; round < kRounds; ++round) {
-    std::atomic<int> remote{0};
-    std::atomic<bool> started{false}, release{false};
-    rt.run([&] {
-      TaskGroup g;
-      // Worker 1 is held: only worker 0 of node 0 works.
-      g.spawn(Affinity::worker(1, true), [&] {
-        started = true;
-        while (!release.load()) std::this_thread::yield();
-      });
-      while (!started.load()) std::this_thread::yield();
-      TaskGroup mine;
+  for (int round = 0; round < kRounds; ++round)
+    on_other_node += tasks_run_on_the_other_node(rt, [&](TaskGroup& mine, std::atomic<int>& remote) {
       mine.spawn(Affinity::worker(0), [] { busy_us(15'000); });
-      for (int i = 0; i < kShort; ++i)
-        mine.spawn(Affinity::worker(0), [&] {
-          if (rt.worker_numa_node(Runtime::this_worker_index()) != 0) remote.fetch_add(1);
-        });
-      mine.wait();
-      release = true;
-      g.wait();
+      for (int i = 0; i < kShort; ++i) mine.spawn(Affinity::worker(0), [&] { count_if_remote(rt, remote); });
     });
-    on_other_node += remote.load();
-  }
   // (A loaded machine may take worker 0's CPU for 50 ms now and then: one.)
   EXPECT_LE(on_other_node, 1) << "tasks queued behind a 15 ms task went to another node";
 }
