@@ -15,24 +15,31 @@
 
 namespace canopy::omp {
 
+// The algorithm on a bare word (0 free, 1 taken, 2 taken and someone may
+// sleep), for words the runtime does not own (clang's critical names):
+// poll `spins` rounds, then sleep.
+inline void spin_lock_word(std::atomic<std::uint32_t>& word, int spins) {
+  std::uint32_t c = 0;
+  if (word.compare_exchange_strong(c, 1, std::memory_order_acquire, std::memory_order_relaxed)) return;
+  for (; spins > 0; --spins) {
+    cpu_relax();
+    c = 0;
+    if (word.load(std::memory_order_relaxed) == 0 &&
+        word.compare_exchange_strong(c, 1, std::memory_order_acquire, std::memory_order_relaxed))
+      return;
+  }
+  // Sleep: mark the word "someone may sleep" (2) and take it when it was free.
+  while (word.exchange(2, std::memory_order_acquire) != 0) futex_wait(word, 2);
+}
+
+inline void spin_unlock_word(std::atomic<std::uint32_t>& word) {
+  if (word.exchange(0, std::memory_order_release) == 2) futex_wake(word, 1);
+}
+
 class SpinMutex {
  public:
-  void lock() {
-    std::uint32_t c = 0;
-    if (word_.compare_exchange_strong(c, 1, std::memory_order_acquire, std::memory_order_relaxed)) return;
-    for (int spins = spin_budget(); spins > 0; --spins) {
-      cpu_relax();
-      c = 0;
-      if (word_.load(std::memory_order_relaxed) == 0 &&
-          word_.compare_exchange_strong(c, 1, std::memory_order_acquire, std::memory_order_relaxed))
-        return;
-    }
-    // Sleep: mark the word "someone may sleep" (2) and take it when it was free.
-    while (word_.exchange(2, std::memory_order_acquire) != 0) futex_wait(word_, 2);
-  }
-  void unlock() {
-    if (word_.exchange(0, std::memory_order_release) == 2) futex_wake(word_, 1);
-  }
+  void lock() { spin_lock_word(word_, spin_budget()); }
+  void unlock() { spin_unlock_word(word_); }
 
  private:
   std::atomic<std::uint32_t> word_{0};

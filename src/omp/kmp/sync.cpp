@@ -6,6 +6,7 @@
 
 #include "../core/cancel.hpp"
 #include "../core/futex.hpp"
+#include "../core/spin_mutex.hpp"
 #include "../core/runtime.hpp"
 #include "../core/workshare.hpp"
 #include "abi.hpp"
@@ -25,23 +26,11 @@ std::atomic<std::uint32_t>& name_word(kmp_critical_name* name) {
 }
 }  // namespace
 
-void critical_lock(kmp_critical_name* name) {
-  std::atomic<std::uint32_t>& w = name_word(name);
-  std::uint32_t expected = 0;
-  if (w.compare_exchange_strong(expected, 1, std::memory_order_acquire)) return;
-  for (int spins = spin_budget() / 16; spins > 0; --spins) {
-    cpu_relax();
-    expected = 0;
-    if (w.load(std::memory_order_relaxed) == 0 && w.compare_exchange_weak(expected, 1, std::memory_order_acquire))
-      return;
-  }
-  while (w.exchange(2, std::memory_order_acquire) != 0) futex_wait(w, 2);
-}
+// The three-state futex mutex (spin_mutex.hpp), polling a sixteenth of
+// the runtime's spin budget.
+void critical_lock(kmp_critical_name* name) { spin_lock_word(name_word(name), spin_budget() / 16); }
 
-void critical_unlock(kmp_critical_name* name) {
-  std::atomic<std::uint32_t>& w = name_word(name);
-  if (w.exchange(0, std::memory_order_release) == 2) futex_wake(w, 1);
-}
+void critical_unlock(kmp_critical_name* name) { spin_unlock_word(name_word(name)); }
 
 }  // namespace canopy::omp::kmp
 
