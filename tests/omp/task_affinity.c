@@ -66,37 +66,44 @@ int main(void) {
   printf("affinity clause: %d of %d tasks on their data's node (%s)\n", on_node, total, strict ? "strict" : "loose");
 #endif
 
-  /* canopy_omp_task_node: every task for node 2; canopy_omp_task_thread: thread 5. */
-  int node_ran[64], thread_ran[16];
+  /* canopy_omp_task_node: every task for node 2; canopy_omp_task_thread: thread 5.
+     Loose: the other nodes' threads, idle, take some of node 2's tasks once
+     they have waited long enough; on a loaded machine they may not get a
+     CPU in time, so up to 5 rounds, one of which must show it. */
+  int node2 = 0, elsewhere = 0;
+  for (int round = 0; round < (strict ? 1 : 5); ++round) {
+    int node_ran[64], thread_ran[16];
 #pragma omp parallel
 #pragma omp single
-  {
-    for (int k = 0; k < 64; ++k) {
-      CHECK(canopy_omp_task_node(2) == 1);
+    {
+      for (int k = 0; k < 64; ++k) {
+        CHECK(canopy_omp_task_node(2) == 1);
 #pragma omp task firstprivate(k)
-      {
-        node_ran[k] = omp_get_thread_num();
-        work(200);
+        {
+          node_ran[k] = omp_get_thread_num();
+          work(200);
+        }
       }
-    }
-    for (int k = 0; k < 16; ++k) {
-      canopy_omp_task_thread(5);
+      for (int k = 0; k < 16; ++k) {
+        canopy_omp_task_thread(5);
 #pragma omp task firstprivate(k)
-      thread_ran[k] = omp_get_thread_num();
-    }
-    /* Taken by the next task only: this one has no affinity. */
+        thread_ran[k] = omp_get_thread_num();
+      }
+      /* Taken by the next task only: this one has no affinity. */
 #pragma omp task
-    work(1);
+      work(1);
+    }
+    node2 = elsewhere = 0;
+    for (int k = 0; k < 64; ++k) {
+      if (node_of_thread(node_ran[k]) == 2) ++node2;
+      else ++elsewhere;
+    }
+    for (int k = 0; k < 16; ++k)
+      if (strict) CHECK(thread_ran[k] == 5);
+    if (strict) CHECK(elsewhere == 0);
+    if (elsewhere > 0 && node2 > 0) break;
   }
-  int node2 = 0, elsewhere = 0;
-  for (int k = 0; k < 64; ++k) {
-    if (node_of_thread(node_ran[k]) == 2) ++node2;
-    else ++elsewhere;
-  }
-  for (int k = 0; k < 16; ++k)
-    if (strict) CHECK(thread_ran[k] == 5);
-  if (strict) CHECK(elsewhere == 0);
-  else CHECK(elsewhere > 0 && node2 > 0); /* loose: idle nodes took some of node 2's tasks */
+  if (!strict) CHECK(elsewhere > 0 && node2 > 0); /* loose: idle nodes took some of node 2's tasks */
   printf("canopy_omp_task_node(2): %d of 64 tasks on node 2 (%s)\n", node2, strict ? "strict" : "loose");
   free(a);
   return 0;

@@ -152,7 +152,7 @@ void* task_block_alloc(std::size_t size, std::size_t align, std::uint8_t* size_c
     size = cls * kGrain;
     align = kGrain;
   }
-  size = (size + align - 1) / align * align;
+  size = (size + align - 1) & ~(align - 1);  // align: a power of two
   void* block = std::aligned_alloc(align, size);
   if (!block) fatal("cannot allocate a task of %zu bytes", size);
   return block;
