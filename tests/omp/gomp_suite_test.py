@@ -207,7 +207,7 @@ class SummaryTest(unittest.TestCase):
         states = ["passed"] * 97 + ["failed", "skipped", "baseline-failed"]
         status, out = self.summarize(states, {})
         self.assertEqual(status, 1)
-        self.assertIn("gomp-suite: 97 passed, 1 failed, 2 skipped (libgomp baseline: 98 of 100 passed)", out)
+        self.assertIn("gomp-suite: 97 passed, 1 failed, 2 skipped (judged: 98 of 100 run tests;", out)
         self.assertIn("FAIL: libgomp.c/t97.c (x.log)\n    boom", out)
         status, out = self.summarize(states, {"libgomp.c/t97.c": "why"})
         self.assertEqual(status, 0)
@@ -240,6 +240,51 @@ class SummaryTest(unittest.TestCase):
         status, out = self.summarize(["baseline-passed", "baseline-failed", "skipped"], {}, runtime=False)
         self.assertEqual(status, 0)
         self.assertIn("baseline only: 1 of 3 run tests passed", out)
+
+
+class LazyBaselineTest(TempDirTest):
+    """process(): the system libgomp runs a test only when it failed on the runtime."""
+    def process(self, body, timeout=30.0):
+        import argparse
+        # The script tells the runs apart by LD_LIBRARY_PATH (the runtime's
+        # directory first) and leaves a mark for each baseline run.
+        self.write("test.exe", "#!/bin/sh\ncase \"$LD_LIBRARY_PATH\" in /rt*) rt=1 ;; *) rt=0; "
+                               "echo >> baseline_runs ;; esac\n" + body, 0o755)
+        marks = os.path.join(self.dir, "baseline_runs")
+        if os.path.exists(marks):
+            os.remove(marks)
+        saved = g.compile_test
+        g.compile_test = lambda plan, suite_dir, cache, versions: (True, self.dir, "compiled")
+        g.WRAP = []
+        os.makedirs(os.path.join(self.dir, "logs"), exist_ok=True)
+        try:
+            args = argparse.Namespace(runtime_dir="/rt", timeout=timeout, baseline_timeout=300.0)
+            rec = g.process(g.Plan("libgomp.c/t.c", "", "c"), args, self.dir, self.dir, {})
+        finally:
+            g.compile_test = saved
+        if not os.path.exists(marks):
+            return rec, 0
+        with open(marks) as f:
+            return rec, len(f.readlines())
+
+    def test_a_pass_on_the_runtime_needs_no_baseline_run(self):
+        rec, baseline_runs = self.process("exit 0\n")
+        self.assertEqual((rec["state"], baseline_runs), ("passed", 0))
+
+    def test_a_failure_is_judged_only_when_the_baseline_passes(self):
+        rec, baseline_runs = self.process('[ $rt = 1 ] && exit 1\nexit 0\n')
+        self.assertEqual((rec["state"], baseline_runs), ("failed", 1))
+        self.assertTrue(rec["first_lines"][0].startswith("[exit status 1,"), rec["first_lines"])
+        rec, baseline_runs = self.process("exit 1\n")
+        self.assertEqual((rec["state"], baseline_runs), ("baseline-failed", 1))
+
+    def test_a_timeout_is_retried_with_four_times_the_baseline_time(self):
+        # 0.5 s on the runtime, 0.2 s on the baseline: killed at 0.3 s, then
+        # passes within 4 x 0.2 s.
+        rec, baseline_runs = self.process('if [ $rt = 1 ]; then sleep 0.5; else sleep 0.2; fi\nexit 0\n',
+                                          timeout=0.3)
+        self.assertEqual((rec["state"], baseline_runs), ("passed", 1))
+        self.assertGreaterEqual(rec["runtime_s"], 0.5)
 
 
 class RunTest(TempDirTest):
