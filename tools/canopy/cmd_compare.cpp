@@ -100,7 +100,7 @@ int run_compare(const CompareArgs& a) {
   return 0;
 }
 
-const bool registered = canopy::cli::register_subcommand({
+const bool compare_registered = canopy::cli::register_subcommand({
     "compare",
     "Run every mapping policy on one input and compare their costs and times",
     50,

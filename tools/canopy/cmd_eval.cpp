@@ -69,7 +69,7 @@ int run_eval(const EvalArgs& a) {
   return 0;
 }
 
-const bool registered = canopy::cli::register_subcommand({
+const bool eval_registered = canopy::cli::register_subcommand({
     "eval",
     "Evaluate a placement: hop-bytes, weighted cost, NUMA crossing, tasks per NUMA node",
     40,

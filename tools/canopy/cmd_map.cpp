@@ -111,7 +111,7 @@ int run_map(const MapArgs& a) {
   return 0;
 }
 
-const bool registered = canopy::cli::register_subcommand({
+const bool map_registered = canopy::cli::register_subcommand({
     "map",
     "Compute where each task should run (a placement) with a mapping policy",
     30,

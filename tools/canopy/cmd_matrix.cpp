@@ -51,7 +51,7 @@ std::string info_text(const std::string& path, const canopy::CommMatrix& m, cons
   return out;
 }
 
-const bool registered = canopy::cli::register_subcommand({
+const bool matrix_registered = canopy::cli::register_subcommand({
     "matrix",
     "Describe a communication matrix, convert it between formats, draw it as a heat map",
     20,

@@ -78,7 +78,7 @@ int run_rank(const RankOptions& o) {
   run::exec_program(run::find_program(o.command[0], std::getenv("PATH")), o.command);
 }
 
-const bool registered = register_subcommand(Subcommand{
+const bool mpi_rank_registered = register_subcommand(Subcommand{
     "mpi-rank", "", 91, [](CLI::App& app) {
       auto o = std::make_shared<RankOptions>();
       app.add_option("--places", o->places, "Per-rank OMP_PLACES file (RANK PLACES lines)");

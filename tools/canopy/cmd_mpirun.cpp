@@ -202,7 +202,7 @@ int run_mpirun(const MpirunOptions& o) {
   return rep.mismatches || !unparsed.empty() ? 1 : 0;
 }
 
-const bool registered = register_subcommand(Subcommand{
+const bool mpirun_registered = register_subcommand(Subcommand{
     "mpirun", "Launch an MPI program (Open MPI) with its ranks placed from their communication", 70,
     [](CLI::App& app) {
       auto o = std::make_shared<MpirunOptions>();

@@ -109,7 +109,7 @@ int profile_command(const ProfileArgs& a) {
   return r.status;
 }
 
-const bool registered = register_subcommand(Subcommand{
+const bool profile_registered = register_subcommand(Subcommand{
     "profile", "Run a program and write the matrix of how much its threads share (sampled)", 65, [](CLI::App& app) {
       auto a = std::make_shared<ProfileArgs>();
       app.add_option("--of", a->of, "Matrix format: dense, mm or edges (default: dense, or from -o's extension)")

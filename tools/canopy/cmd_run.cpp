@@ -205,7 +205,7 @@ int run_command(const RunOptions& o) {
   return (r.mismatches > 0 || !unparsed.empty()) ? 1 : 0;
 }
 
-const bool registered = register_subcommand(Subcommand{
+const bool run_registered = register_subcommand(Subcommand{
     "run", "Launch an OpenMP program with thread i where the placement puts task i", 60, [](CLI::App& app) {
       auto o = std::make_shared<RunOptions>();
       app.add_option("-p,--policy", o->policy, "Mapping policy (default: " + default_policy() + ")")

@@ -13,7 +13,7 @@ struct TopologyArgs {
   std::string input, of, output;
 };
 
-const bool registered = canopy::cli::register_subcommand({
+const bool topology_registered = canopy::cli::register_subcommand({
     "topology",
     "Show the machine's topology: levels, caches, cores, PUs, NUMA nodes (text, json, svg or xml)",
     10,

@@ -30,7 +30,7 @@ int run_trace(const TraceArgs& a) {
   return 0;
 }
 
-const bool registered = canopy::cli::register_subcommand({
+const bool trace_registered = canopy::cli::register_subcommand({
     "trace",
     "Summarise a trace (CANOPY_TRACE=FILE.json) and draw its timeline as SVG",
     75,

@@ -21,7 +21,7 @@ namespace canopy::profiling {
 namespace {
 
 volatile sig_atomic_t g_child = 0;
-void forward_signal(int sig) {
+void forward_signal_to_profiled(int sig) {
   if (g_child > 0) ::kill(static_cast<pid_t>(g_child), sig);
 }
 
@@ -104,7 +104,7 @@ Run run_profiled(const std::string& program, const std::vector<std::string>& arg
 
   struct sigaction ignore {}, forward {}, old_int {}, old_quit {}, old_term {}, old_hup {};
   ignore.sa_handler = SIG_IGN;
-  forward.sa_handler = forward_signal;
+  forward.sa_handler = forward_signal_to_profiled;
   ::sigaction(SIGINT, &ignore, &old_int);  // ^C reaches the program (same process group); canopy waits for it
   ::sigaction(SIGQUIT, &ignore, &old_quit);
   const pid_t pid = ::fork();

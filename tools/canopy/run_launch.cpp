@@ -193,7 +193,7 @@ void write_all(int fd, std::string_view bytes) {
 // The child to forward SIGTERM/SIGHUP to while canopy waits for it.
 volatile sig_atomic_t g_child = 0;
 
-void forward_signal(int sig) {
+void forward_signal_to_program(int sig) {
   if (g_child > 0) ::kill(static_cast<pid_t>(g_child), sig);
 }
 
@@ -284,7 +284,7 @@ int run_filtered(const std::string& path, const std::vector<std::string>& argv, 
   // the program's status.
   struct sigaction ignore {}, forward {}, old_int {}, old_quit {}, old_term {}, old_hup {};
   ignore.sa_handler = SIG_IGN;
-  forward.sa_handler = forward_signal;
+  forward.sa_handler = forward_signal_to_program;
   ::sigaction(SIGINT, &ignore, &old_int);
   ::sigaction(SIGQUIT, &ignore, &old_quit);
 
