@@ -95,8 +95,21 @@ void count_one(std::atomic<std::int64_t>& c) {
   c.store(c.load(std::memory_order_relaxed) + 1, std::memory_order_seq_cst);
 }
 
+// Takes one unit off a count that holders only ever lower (a task's
+// references, its completions left): whether it was the last. The holder of
+// the last unit sees 1, and nobody else can change the count then, so it
+// needs no locked read-modify-write (about 20 cycles each on x86, two per
+// task: a tenth of a task's time at one thread).
+bool drop_last(std::atomic<int>& count) {
+  if (count.load(std::memory_order_acquire) == 1) {
+    count.store(0, std::memory_order_release);  // for a waiter of 0 (detach)
+    return true;
+  }
+  return count.fetch_sub(1, std::memory_order_acq_rel) == 1;
+}
+
 void release(Task* t) {
-  if (t->refs.fetch_sub(1, std::memory_order_acq_rel) == 1 && !t->implicit) {
+  if (drop_last(t->refs) && !t->implicit) {
     if (DepNode* d = t->dep) {
       const std::uint8_t cls = d->block_class;
       d->~DepNode();
@@ -373,7 +386,7 @@ void execute(ThreadState& ts, Task* t) {
     }
   }
   ts.task = prev;
-  if (t->completion_left.fetch_sub(1, std::memory_order_acq_rel) == 1) finish(&ts, t);
+  if (drop_last(t->completion_left)) finish(&ts, t);
 }
 
 // execute with the task's span (the trace labels it by its function).
@@ -391,7 +404,7 @@ void execute(ThreadState& ts, Task* t) {
   }
   obs_task_done(t, cancelled ? ompt_task_cancel : obs_body_end_status(t), prev);
   ts.task = prev;
-  if (t->completion_left.fetch_sub(1, std::memory_order_acq_rel) == 1) finish(&ts, t);
+  if (drop_last(t->completion_left)) finish(&ts, t);
 }
 
 // Whether any queue of the team holds a ready task, the thread's own deque
@@ -911,7 +924,7 @@ void task_end_inline(Task* t) {
   if (observed(ts)) [[unlikely]]
     obs_task_done(t, obs_body_end_status(t), t->parent);
   ts.task = t->parent;
-  if (t->completion_left.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+  if (drop_last(t->completion_left)) {
     finish(&ts, t);
     return;
   }
@@ -990,7 +1003,7 @@ void fulfill_event(void* event) {
   if (ompt::active.load(std::memory_order_relaxed)) [[unlikely]] obs_task_fulfilled(t);
   // Readied successors go to the team's shared queue: this thread may be
   // running anything, anywhere (the wait rule's invariant on deques).
-  if (t->completion_left.fetch_sub(1, std::memory_order_acq_rel) == 1) finish(nullptr, t);
+  if (drop_last(t->completion_left)) finish(nullptr, t);
 }
 
 bool in_final() { return this_thread().task->final_task; }
