@@ -52,6 +52,21 @@ target_include_directories(canopy_objects SYSTEM PRIVATE ${CANOPY_OTF2_INCLUDE_D
 
 set(CANOPY_PUBLIC_INCLUDES $<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}/include> $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
 
+# A static library of the sources of some areas of src/ only (those whose
+# path matches `regex`), compiled as libcanopy's objects are: for what
+# reaches a part of the library (the Python extension, the fuzzers), so that
+# building it compiles only that part. An area left out that the code comes
+# to need shows as a link error (an import error for the extension).
+function(canopy_area_library name regex)
+  set(sources ${CANOPY_SOURCES})
+  list(FILTER sources INCLUDE REGEX "${regex}")
+  add_library(${name} STATIC ${sources})
+  set_target_properties(${name} PROPERTIES CXX_VISIBILITY_PRESET hidden POSITION_INDEPENDENT_CODE ON)
+  target_include_directories(${name} PUBLIC ${PROJECT_SOURCE_DIR}/include PRIVATE ${PROJECT_SOURCE_DIR}/src)
+  target_link_libraries(${name} PRIVATE PkgConfig::HWLOC fmt::fmt nlohmann_json::nlohmann_json
+    PUBLIC Threads::Threads)
+endfunction()
+
 add_library(canopy STATIC $<TARGET_OBJECTS:canopy_objects>)
 add_library(canopy::canopy_static ALIAS canopy)
 target_include_directories(canopy PUBLIC ${CANOPY_PUBLIC_INCLUDES} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/src)
