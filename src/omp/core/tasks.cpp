@@ -841,7 +841,7 @@ void submit_task(ThreadState& ts, Task* t, const TaskSpec& spec, bool undeferred
 [[gnu::noinline]] void submit_task_observed(ThreadState& ts, Task* t, const TaskSpec& spec, bool undeferred) {
   const bool has_deps = (spec.flags & kFlagDepend) && spec.depend;
   obs_task_create(ts, t,
-                  ompt_task_explicit | (undeferred ? ompt_task_undeferred : 0) | (t->final_task ? ompt_task_final : 0),
+                  ompt_task_explicit | (undeferred ? int{ompt_task_undeferred} : 0) | (t->final_task ? int{ompt_task_final} : 0),
                   has_deps, spec.codeptr);
   submit_task(ts, t, spec, undeferred);
 }
@@ -911,7 +911,7 @@ void task_begin_inline(Task* t) {
   t->undeferred = true;
   t->counted = false;
   if (observed(ts)) [[unlikely]] {
-    obs_task_create(ts, t, ompt_task_explicit | ompt_task_undeferred | (t->final_task ? ompt_task_final : 0), false,
+    obs_task_create(ts, t, ompt_task_explicit | ompt_task_undeferred | (t->final_task ? int{ompt_task_final} : 0), false,
                     nullptr);
     obs_task_switch(ts.task, t);
   }
