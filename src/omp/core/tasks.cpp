@@ -619,8 +619,8 @@ DepNode* new_dep_node() {
 // A task and, when `data_size` > 0, room for its copy of the compiler's
 // data right after it, in one block.
 Task* new_task(long data_size, long data_align, char** data) {
-  // Alignments are powers of two: a mask, not a division (a 64-bit divide
-  // was a sixth of the time of a task at one thread).
+  // Alignments are powers of two: a mask, not a 64-bit division (15% of
+  // prepare_task's samples in perf record of fib at one thread).
   const std::size_t align = std::bit_ceil(std::max<std::size_t>(std::max<long>(data_align, 1), alignof(Task)));
   const std::size_t offset = (sizeof(Task) + align - 1) & ~(align - 1);
   std::size_t size = data_size > 0 ? offset + static_cast<std::size_t>(data_size) : sizeof(Task);
