@@ -31,20 +31,27 @@ void busy_us(int us) {
   }
 }
 
+// Holds worker 1 (node 0) in a task of `g` until `release`; returns once
+// that task runs.
+void hold_worker_1(TaskGroup& g, const std::atomic<bool>& release) {
+  std::atomic<bool> started{false};
+  g.spawn(Affinity::worker(1, true), [&started, &release] {
+    started = true;
+    while (!release.load()) std::this_thread::yield();
+  });
+  while (!started.load()) std::this_thread::yield();
+}
+
 // One round: worker 1 is held (only worker 0 of node 0 works) while
 // `queue(mine, remote)` spawns tasks for worker 0 into `mine`, whose tasks
 // count in `remote` when they run on node 1. Returns that count.
 template <class Queue>
 int tasks_run_on_the_other_node(Runtime& rt, Queue&& queue) {
   std::atomic<int> remote{0};
-  std::atomic<bool> started{false}, release{false};
+  std::atomic<bool> release{false};
   rt.run([&] {
     TaskGroup g;
-    g.spawn(Affinity::worker(1, true), [&] {
-      started = true;
-      while (!release.load()) std::this_thread::yield();
-    });
-    while (!started.load()) std::this_thread::yield();
+    hold_worker_1(g, release);
     TaskGroup mine;
     queue(mine, remote);
     mine.wait();
@@ -109,17 +116,13 @@ TEST(LooseSteal, ATargetBusyForAFewMillisecondsKeepsItsTasks) {
 
 TEST(LooseSteal, AStalledTargetGivesItsTasksUp) {
   Runtime rt = two_nodes();
-  std::atomic<bool> started{false}, release{false};
+  std::atomic<bool> release{false};
   std::atomic<int> done{0};
   rt.run([&] {
     TaskGroup g;
     // Worker 1 (node 0) is held, then worker 0 queues tasks for itself and
     // blocks in a long task of its own: only node 1 can run them.
-    g.spawn(Affinity::worker(1, true), [&] {
-      started = true;
-      while (!release.load()) std::this_thread::yield();
-    });
-    while (!started.load()) std::this_thread::yield();
+    hold_worker_1(g, release);
     for (int i = 0; i < 4; ++i) g.spawn(Affinity::worker(0), [&] { done.fetch_add(1); });
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
     while (done.load() < 4 && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
