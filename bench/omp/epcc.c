@@ -9,7 +9,11 @@
  *   chain per thread).
  * Overhead = (time - ideal) / constructs, where ideal is the delays on the
  * critical path: one per construct for the team constructs; all of them for
- * critical and lock (they serialise); delays / threads for tasks. Atomic has
+ * critical and lock (they serialise); delays / threads for tasks, timed as
+ * EPCC's reference is, by running that many delays on the calling thread just
+ * before each repetition (the spin loop's speed drifts by up to 2x over
+ * seconds on a shared virtual machine, so a delay calibrated once at start-up
+ * can be off by more than the overhead of a one-thread barrier). Atomic has
  * no delay (the time per update). Each construct runs enough repetitions to
  * take ~0.05 s (-n fixes the repetitions instead), so oversubscribed
  * teams (16 threads on 2 cores) are measured as well as 1 thread is.
@@ -21,7 +25,6 @@ __attribute__((noinline, aligned(64))) static void spin(long iterations) {
 }
 
 static long delay_iters;
-static double delay_seconds;
 
 static void calibrate(double target) {
   long iters = 1000;
@@ -35,14 +38,13 @@ static void calibrate(double target) {
   }
   delay_iters = (long)((double)iters * target / t);
   if (delay_iters < 1) delay_iters = 1;
-  double best = 1e9;
-  for (int k = 0; k < 7; ++k) {
-    const double t0 = bench_now();
-    for (int j = 0; j < 10000; ++j) spin(delay_iters);
-    const double s = (bench_now() - t0) / 10000;
-    if (s < best) best = s;
-  }
-  delay_seconds = best;
+}
+
+/* The time of `delays` delays run one after another on the calling thread. */
+static double reference_seconds(long delays) {
+  const double t0 = bench_now();
+  for (long i = 0; i < delays; ++i) spin(delay_iters);
+  return bench_now() - t0;
 }
 
 static long counter;  /* updated under critical / lock / atomic, checked */
@@ -261,12 +263,12 @@ int main(int argc, char** argv) {
     if (reps < p) reps = p;
     current_reps = reps;
     const long n = executed(current, reps);
-    double ideal = 0;
+    long ideal_delays = 0; /* delays on the critical path */
     switch (current->ideal) {
-      case TEAM: ideal = (double)n * delay_seconds; break;
-      case SERIAL: ideal = (double)n * delay_seconds; break;
-      case SPREAD: ideal = (double)n * delay_seconds / p; break;
-      case NONE: ideal = 0; break;
+      case TEAM: ideal_delays = n; break;
+      case SERIAL: ideal_delays = n; break;
+      case SPREAD: ideal_delays = n / p; break;
+      case NONE: ideal_delays = 0; break;
     }
     /* bench_measure reports the raw time; the overhead is what it subtracts. */
     const double t0 = bench_now();
@@ -280,6 +282,7 @@ int main(int argc, char** argv) {
     char name[64];
     snprintf(name, sizeof name, "epcc-%s", current->name);
     for (int r = 0; r < a.reps; ++r) {
+      const double ideal = reference_seconds(ideal_delays);
       const double t = bench_now();
       run_current(NULL);
       const double s = bench_now() - t;
