@@ -209,16 +209,18 @@ struct Runtime {
   int usable_pus = 1;
   int num_cores = 1;
   std::atomic<int> spin_count{20000};  // polls before sleeping; kmp_set_blocktime may change it while threads wait
-  // Written by the primaries at every fork and join: a line of their own.
+  // Written by the primaries at every fork and join: a line of their own
+  // (the pool's lock in the waiters' line below made every fork and join
+  // take that line from the workers that had just read it).
   alignas(64) std::atomic<int> live_threads{1};
   std::atomic<int> idle_workers{0};  // of live_threads, those in the pool (not in any team)
+  std::mutex pool_mutex;
+  std::vector<ThreadState*> pool;   // idle workers
   // What every wait reads (futex.hpp's oversubscribed(), spin_budget()),
   // derived from the counters above and spin_count by refresh_wait_state:
   // stored only when it changes, so the waiters' reads stay hits.
   alignas(64) std::atomic<bool> oversubscribed_now{false};
   std::atomic<int> spins_now{20000};
-  std::mutex pool_mutex;
-  std::vector<ThreadState*> pool;   // idle workers
   Icvs initial_icvs;
 };
 
