@@ -715,8 +715,14 @@ void fork_start(void (*fn)(void*), void* data, unsigned requested, unsigned proc
   if (picvs.dynamic) n = std::min(n, rt.usable_pus);
   // Reserve the n - 1 workers against thread-limit-var (the initial thread
   // is the one thread outside the count): a compare-and-swap so that
-  // threads forking nested regions at the same time share the limit.
-  int reserved = std::max(0, n - 1);
+  // threads forking nested regions at the same time share the limit. A
+  // group without a limit counts nothing: its limit is set only when the
+  // group starts (OMP_THREAD_LIMIT, a teams or target region's initial
+  // task), before any of its regions, so no count is ever read there. (In
+  // a loop of empty 2-thread regions, the locked add that counted them had
+  // half of fork_start's perf samples: it waits for the fork's earlier
+  // stores, some to lines the workers read in the last region.)
+  int reserved = 0;
   if (picvs.thread_limit > 0) {
     std::atomic<int>& count = parent.group_root->busy_workers;
     int busy = count.load(std::memory_order_relaxed);
@@ -725,8 +731,6 @@ void fork_start(void (*fn)(void*), void* data, unsigned requested, unsigned proc
       if (count.compare_exchange_weak(busy, busy + reserved, std::memory_order_acq_rel)) break;
     }
     n = reserved + 1;
-  } else {
-    parent.group_root->busy_workers.fetch_add(reserved, std::memory_order_acq_rel);
   }
   // Binding policy of the new team.
   const Settings& s = rt.settings;
@@ -767,7 +771,7 @@ void fork_start(void (*fn)(void*), void* data, unsigned requested, unsigned proc
   if (observed(ts)) [[unlikely]]
     obs_parallel_begin(ts, *team, codeptr);  // before the workers start: they report this region
   else
-    team->obs_t0 = 0;
+    set_if_changed(team->obs_t0, std::uint64_t{0});
   if (loop) {
     team->has_initial_loop = true;
     team->initial_loop = *loop;
@@ -866,7 +870,7 @@ namespace {
 void leave_team(ThreadState& ts, Team* team) {
   // reserved_workers stays as it is (the team's next fork sets it): a
   // store here would take a line the workers read back to this thread.
-  team->group_root->busy_workers.fetch_sub(team->reserved_workers, std::memory_order_acq_rel);
+  if (team->reserved_workers) team->group_root->busy_workers.fetch_sub(team->reserved_workers, std::memory_order_acq_rel);
   const std::vector<int>& bound = pop_saved(ts);
   if (!bound.empty()) bind_to(ts, bound);  // back to the place it had in the enclosing team
 }

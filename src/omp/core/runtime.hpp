@@ -157,8 +157,10 @@ struct Team {
 
 // One OS thread taking part in OpenMP.
 struct ThreadState {
+  // Written by the thread itself at every region (a worker's team, task and
+  // per-region counters): the fork's inputs below are on lines of their own,
+  // which the primary reads at every fork without taking them from the worker.
   Team* team = nullptr;
-  int num = 0;
   Task* task = nullptr;              // the task running now (implicit or explicit)
   std::unique_ptr<Task> implicit;    // this thread's implicit task in `team`
   long ws_count = 0;                 // work shares entered in the current team region
@@ -169,16 +171,18 @@ struct ThreadState {
   // worker's last touches of a team it left (wake-ups) may come after the
   // join, so a team's memory must outlive the region.
   std::vector<std::unique_ptr<Team>> forked_teams;
-  PlaceList partition;               // place-partition-var
-  int place = -1;                    // index in runtime places, -1 unbound
   std::vector<int> bound_cpus;       // what the OS thread is bound to now (empty: not bound by us)
+  bool is_worker = false;
+  // The fork's inputs: what the primary that takes this worker sets (only
+  // when it changes, so that a team forked again and again writes nothing
+  // here) and the worker reads.
+  alignas(64) PlaceList partition;   // place-partition-var
+  int place = -1;                    // index in runtime places, -1 unbound
+  int num = 0;                       // thread number in `team`
   std::vector<int> want_cpus;        // where the team that woke this worker wants it (empty: leave as is)
   // The team a fork woke this worker for: the worker makes it its `team`
-  // (which it clears when it leaves). Written by the primary only when it
-  // changes, so that a team forked again and again does not write here.
+  // (which it clears when it leaves).
   Team* next_team = nullptr;
-  // Pool hand-off.
-  bool is_worker = false;
   // Pool word: 0: wait; kWakeRun: run the team the fork set up (or
   // retire); kWakeRecheck: a task appeared while this worker was parked at
   // its team's join; kWakeSleeping: the worker sleeps on it (futex).
