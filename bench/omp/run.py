@@ -221,8 +221,10 @@ def jobs_of(args):
         size = ["-n", str(smoke_n)] if args.smoke else []
         # epcc: 5 timed batches per construct per run (each ~0.05 s, after
         # the warm-up), all in the median: 5 samples per round for the cost
-        # of ~1.8 runs, so a burst of foreign load spoils few of them.
-        reps = "5" if program == "epcc" and not args.smoke else "1"
+        # of ~1.8 runs, so a burst of foreign load spoils few of them. The
+        # task programs: 3 timed runs each (a single 0.1 s run moved by up
+        # to 40% between rounds on this VM, so 7 samples could not tell 10%).
+        reps = "1" if args.smoke else "5" if program == "epcc" else "3" if program in TASK_PROGRAMS else "1"
         base = [exe(args, program), "-r", reps] + (["-w", "0"] if args.smoke else [])
         if program == "nested":
             for o, i in args.shapes:
