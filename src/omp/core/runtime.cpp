@@ -418,7 +418,7 @@ void worker_join(ThreadState& ts, const ObservedJoin* obs = nullptr) {
   auto done = [&] {
     return team->join_arrived.load(std::memory_order_seq_cst) == n && team_pending_tasks(*team) == 0;
   };
-  int spins = spin_budget();
+  int spins = spin_budget(), yields = yield_budget();
   for (;;) {
     if (run_one_task(*team)) continue;
     if (done()) break;
@@ -428,6 +428,14 @@ void worker_join(ThreadState& ts, const ObservedJoin* obs = nullptr) {
       continue;
     }
     if (team_pending_tasks(*team) > 0 || obs) {
+      // Oversubscribed, yield first: a sleeper here makes every task the
+      // other threads create wake it with a system call, and the task is
+      // often run by its creator before the woken thread gets a CPU.
+      if (yields > 0 && !obs) {
+        --yields;
+        if (!yield_cpu()) yields = 0;
+        continue;
+      }
       sleep_at_join(*team, done);
       continue;
     }
