@@ -97,7 +97,13 @@ int yield_budget() {
   Runtime& rt = runtime();
   if (rt.settings.wait_policy == WaitPolicy::Passive) return 0;
   if (!oversubscribed()) return 0;
-  if (yield_off_until.load(std::memory_order_relaxed) > now_ns()) return 0;
+  // The clock is read only while yields are off (after a confirmed
+  // competitor): once that time has passed the mark goes back to 0.
+  std::int64_t off = yield_off_until.load(std::memory_order_relaxed);
+  if (off != 0) {
+    if (off > now_ns()) return 0;
+    yield_off_until.compare_exchange_strong(off, 0, std::memory_order_relaxed);
+  }
   const int busy = busy_threads(rt);
   return std::min(1 << 14, 256 * ((busy + rt.usable_pus - 1) / rt.usable_pus));
 }
