@@ -52,6 +52,10 @@ int main(int argc, char** argv) {
   const int threads = atoi(argv[1]);
   rounds = atol(argv[2]);
   pthread_t* tids = malloc(sizeof *tids * (size_t)threads);
+  if (!tids) {
+    fprintf(stderr, "yield_floor: out of memory for %d threads\n", threads);
+    return 1;
+  }
   for (int i = 1; i < threads; ++i)
     if (pthread_create(&tids[i], NULL, worker, NULL) != 0) {
       fprintf(stderr, "yield_floor: cannot create thread %d\n", i);
