@@ -11,6 +11,7 @@
 
 #include "competitor_watch.hpp"
 #include "runtime.hpp"
+#include "yield_clock.hpp"
 
 namespace canopy::omp {
 
@@ -113,16 +114,36 @@ static int awake_threads() {
   return runtime().live_threads.load(std::memory_order_relaxed) - sleep_counts.asleep.load(std::memory_order_relaxed);
 }
 
-bool yield_cpu() {
-  const std::int64_t t0 = now_ns();
-  sched_yield();
-  const std::int64_t t1 = now_ns();
-  if (t1 - t0 <= CompetitorWatch::kSlowYieldNs) return true;
+namespace {
+
+// A yield of more than kSlowYieldNs that ended at t1 (clock ns): false
+// when it confirms a competitor (yields are then off for kYieldOffNs).
+bool after_slow_yield(std::int64_t t1) {
   const SlowYield y{t1, process_cpu_ns(), awake_threads(), sleep_counts.begun.load(std::memory_order_relaxed),
                     runtime().usable_pus};
   if (!competitor_watch.confirms(y)) return true;
   yield_off_until.store(t1 + kYieldOffNs, std::memory_order_relaxed);
   return false;
+}
+
+YieldClock yield_clock;
+
+}  // namespace
+
+bool yield_cpu() {
+  const std::int64_t slow_ticks = yield_clock.slow_ticks();
+  if (slow_ticks > 0) {  // timed by the cycle counter; the clock only when it looks slow
+    const std::uint64_t c0 = YieldClock::ticks();
+    sched_yield();
+    if (static_cast<std::int64_t>(YieldClock::ticks() - c0) <= slow_ticks) return true;
+    return after_slow_yield(now_ns());
+  }
+  const std::int64_t t0 = now_ns();
+  yield_clock.observe(t0, YieldClock::ticks(), CompetitorWatch::kSlowYieldNs);
+  sched_yield();
+  const std::int64_t t1 = now_ns();
+  if (t1 - t0 <= CompetitorWatch::kSlowYieldNs) return true;
+  return after_slow_yield(t1);
 }
 
 }  // namespace canopy::omp
