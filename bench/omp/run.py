@@ -239,6 +239,14 @@ def jobs_of(args):
         else:
             for t in args.task_threads:
                 jobs.append((program, t, base + ["-t", str(t)] + size))
+    # Oversubscribed epcc (--abi kmp): the floor of a fork-join whose threads
+    # only yield, beside it (report_kmp compares `parallel` with it).
+    floor = os.path.join(args.bin, "canopy_bench_omp_yield_floor")
+    cores = os.cpu_count() or 1
+    if args.abi == "kmp" and (not only or only.search("epcc")) and os.path.exists(floor):
+        for t in args.threads:
+            if t > cores:
+                jobs.append(("yield-floor", t, [floor, str(t), "200" if args.smoke else "20000"]))
     return jobs
 
 
@@ -375,6 +383,23 @@ def kmp_row(results, bench, t):
     return lv, cv, ratio(cv, lv)
 
 
+def report_yield_floor(results, args):
+    """The oversubscribed `parallel` of each runtime beside the yield floor
+    (bench/omp/yield_floor.c: a fork-join of plain threads that only yield,
+    every thread once per round): what no runtime that waits by yielding
+    can go below on this machine."""
+    for t in args.threads:
+        floor = median(results, "yield-floor", "pthreads", t)
+        if floor is None:
+            continue
+        parts = [f"yield floor at {t} threads: {fmt(floor, 1e6)} µs per round"]
+        for rt in ("libomp", "canopy"):
+            v = median(results, "epcc-parallel", rt, t)
+            if v is not None:
+                parts.append(f"{rt}'s parallel {fmt(v, 1e6)} µs ({v / floor:.2f}x the floor)")
+        print("; ".join(parts))
+
+
 def report_kmp(results, args):
     """--abi kmp: the constructs, the task programs and the nested shapes of
     clang's programs on libomp and canopy, and the verdicts of issue 12's bars."""
@@ -405,6 +430,7 @@ def report_kmp(results, args):
     table(f"clang-compiled EPCC-style overheads, µs per construct beyond its work (ratio: canopy / libomp; bar: "
           f"<= {KMP_EACH_BAR}x at 1-2 threads; barrier/parallel/for at >= 8 threads <= {KMP_TEAM_BAR}x)",
           ["construct", "threads", "libomp µs", "canopy µs", "ratio", "bar met"], rows, args.markdown)
+    report_yield_floor(results, args)
     rows = []
     for p in TASK_PROGRAMS:
         for t in args.task_threads:
