@@ -9,11 +9,10 @@
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 build=$(realpath -m "${1:-$root/build}")
-clang=$(command -v clang-14 || command -v clang)
 command -v valgrind >/dev/null || { echo "callgrind_kmp: valgrind not installed" >&2; exit 2; }
 [[ -e $build/lib/canopy-omp/libomp.so.5 ]] || { echo "callgrind_kmp: build canopy_omp in $build first" >&2; exit 2; }
-prog=$(mktemp -d)/kmp_overhead
-"$clang" -fopenmp -O2 "$root/bench/omp/kmp_overhead.c" -o "$prog"
+prog=$build/bin/canopy_bench_omp_kmp_overhead  # bench/omp/kmp_overhead.c, built by clang-14 (bench/omp/CMakeLists.txt)
+[[ -x $prog ]] || { echo "callgrind_kmp: build canopy_bench_omp_kmp_overhead_build in $build first (needs clang-14)" >&2; exit 2; }
 count() {  # runtime what n
   local env=()
   [[ $1 == canopy ]] && env=(LD_LIBRARY_PATH="$build/lib/canopy-omp")
