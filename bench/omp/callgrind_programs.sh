@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# bench/omp/callgrind_programs.sh: instructions per run of each clang-compiled
+# task program (bench/omp/*.c built by clang-14) at one thread, on canopy's
+# runtime and on the system libomp, counted by callgrind. A stable figure
+# where the machine is too noisy to time a 10% difference: each count is
+# (instructions with -r 2) - (instructions with -r 1), both after one warm-up
+# run, so start-up (canopy loads the topology, libomp does less) and the
+# first run's allocations are left out; what remains is one run and its
+# check, the same program code on both runtimes.
+#
+#   bench/omp/callgrind_programs.sh [-n SIZE] [BUILD_DIR] [PROGRAM...]
+#
+# PROGRAM: fib nqueens mergesort sparselu strassen uts wavefront cholesky
+# (default: all, at their default sizes; -n SIZE sets every program's size).
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+all=(fib nqueens mergesort sparselu strassen uts wavefront cholesky)
+size=()
+if [[ ${1:-} == -n ]]; then
+  [[ ${2:-} =~ ^[1-9][0-9]*$ ]] || { echo "callgrind_programs: -n needs a positive size, got '${2:-}'" >&2; exit 2; }
+  size=(-n "$2")
+  shift 2
+fi
+build=$(realpath -m "$root/build")
+if [[ $# -gt 0 && -d $1 ]]; then
+  build=$(realpath -m "$1")
+  shift
+fi
+programs=("$@")
+[[ ${#programs[@]} -gt 0 ]] || programs=("${all[@]}")
+for p in "${programs[@]}"; do
+  [[ " ${all[*]} " == *" $p "* ]] || { echo "callgrind_programs: unknown program '$p' (expected one of: ${all[*]})" >&2; exit 2; }
+  [[ -x $build/bin/canopy_bench_omp_kmp_$p ]] ||
+    { echo "callgrind_programs: $build/bin/canopy_bench_omp_kmp_$p is not built (needs clang-14)" >&2; exit 2; }
+done
+command -v valgrind >/dev/null || { echo "callgrind_programs: valgrind not installed" >&2; exit 2; }
+[[ -e $build/lib/canopy-omp/libomp.so.5 ]] || { echo "callgrind_programs: build canopy_omp in $build first" >&2; exit 2; }
+
+count() {  # runtime program reps
+  local env=()
+  [[ $1 == canopy ]] && env=(LD_LIBRARY_PATH="$build/lib/canopy-omp")
+  local out
+  out=$(env "${env[@]}" OMP_NUM_THREADS=1 valgrind --tool=callgrind --callgrind-out-file=/dev/null \
+    "$build/bin/canopy_bench_omp_kmp_$2" -t 1 -w 1 -r "$3" "${size[@]}" 2>&1 >/dev/null) ||
+    { echo "callgrind_programs: $2 failed on $1:" >&2; echo "$out" >&2; exit 1; }
+  sed -n 's/.*Collected : \([0-9]*\).*/\1/p' <<<"$out"
+}
+per_run() { echo $(($(count "$1" "$2" 2) - $(count "$1" "$2" 1))); }
+
+printf '%-10s %16s %16s %14s %8s\n' program "libomp instr" "canopy instr" "difference" ratio
+for p in "${programs[@]}"; do
+  lib=$(per_run libomp "$p")
+  can=$(per_run canopy "$p")
+  printf '%-10s %16d %16d %14d %8s\n' "$p" "$lib" "$can" $((can - lib)) "$(awk -v a="$can" -v b="$lib" 'BEGIN{printf "%.4f", a/b}')"
+done
