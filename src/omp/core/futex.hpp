@@ -33,6 +33,24 @@ void refresh_wait_state(Runtime& rt);
 // How many times a waiter polls before sleeping: 0 when oversubscribed.
 int spin_budget();
 
+// How many times a waiter for a lock held only briefly (SpinMutex: a
+// parent's dependence map) polls before sleeping: spin_budget(), and when
+// the process is oversubscribed (where spin_budget() is 0) still a short
+// poll, about a microsecond, unless OMP_WAIT_POLICY=passive. The holder
+// is usually running on another CPU and about to let go, and a sleep
+// costs a futex wait and wake and two context switches: one thread
+// creating chains of dependent tasks that 15 others finish, on 2 cores
+// (`canopy_bench_omp_kmp_overhead 100000 7 100`, 16 threads), slept on
+// the map's lock 44,000 times and took 3.3 us per task (libomp 2.2);
+// polling 64 times, 250 sleeps and 1.1 us.
+int lock_spin_budget();
+// lock_spin_budget() from the wait state: `spin_budget` (spin_budget()),
+// oversubscribed(), OMP_WAIT_POLICY=passive.
+constexpr int kOversubscribedLockSpins = 64;  // cpu_relax() rounds: 1 us on the 2-core test machine (16 ns each)
+constexpr int lock_spins(int spin_budget, bool oversubscribed, bool passive) {
+  return spin_budget > 0 || !oversubscribed || passive ? spin_budget : kOversubscribedLockSpins;
+}
+
 // How many times an oversubscribed waiter (spin_budget() == 0 because the
 // process has more OpenMP threads than usable PUs) calls yield_cpu before
 // sleeping: 256 times the threads per PU, a few milliseconds of the team's

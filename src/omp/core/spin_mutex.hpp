@@ -3,8 +3,8 @@
 // the finishing thread removes it). glibc's mutex puts a thread that finds
 // it taken to sleep at once, so each collision costs a futex wait and a
 // futex wake (a third of the time of epcc's task-depend at 2 threads);
-// this one polls first, for spin_budget() rounds (none when the process is
-// oversubscribed, where the holder may need this thread's CPU), then sleeps
+// this one polls first, for lock_spin_budget() rounds (futex.hpp: a short
+// poll when the process is oversubscribed), then sleeps
 // on the word: 0 free, 1 taken, 2 taken and someone may sleep (the
 // three-state futex mutex of Drepper's "Futexes Are Tricky").
 #pragma once
@@ -38,7 +38,7 @@ inline void spin_unlock_word(std::atomic<std::uint32_t>& word) {
 
 class SpinMutex {
  public:
-  void lock() { spin_lock_word(word_, spin_budget()); }
+  void lock() { spin_lock_word(word_, lock_spin_budget()); }
   void unlock() { spin_unlock_word(word_); }
 
  private:
