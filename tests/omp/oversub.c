@@ -3,8 +3,9 @@
    threads sleep at once instead of spinning and workers park at the join.
    Checks the barrier's phase invariants over many barriers, fork/join of
    teams of every size, a task that only a parked worker can run, nested
-   teams with barriers, cancellation at a barrier, and dependent tasks one
-   thread creates for the others (the creator seldom sleeps). Run with
+   teams with barriers, cancellation at a barrier, dependent tasks one
+   thread creates for the others (the creator seldom sleeps), and an
+   ordered loop (each turn wakes one thread). Run with
    OMP_CANCELLATION=true. Exits non-zero on the first wrong result; a broken
    wake-up shows as a check failing after its time limit, not as a hang. */
 #define _GNU_SOURCE /* RUSAGE_THREAD */
@@ -216,6 +217,33 @@ static void dependent_chains(int nt, int tasks) {
   CHECK(slept * 50 < 3L * tasks);
 }
 
+/* An ordered loop handed round the team one iteration at a time: the
+   ordered blocks run in iteration order, and passing the turn wakes only
+   the thread whose turn it is (each sleeper sleeps on the turn word with
+   its turn's bit): the process's voluntary context switches stay under 4
+   per iteration. Waking every waiter at each turn made each of them switch
+   at every iteration (about 15 per iteration at 16 threads). */
+static void ordered_turns(int nt, int iterations) {
+  int next = 0, bad = 0;
+  struct rusage r0, r1;
+  getrusage(RUSAGE_SELF, &r0);
+#pragma omp parallel for ordered schedule(static, 1) num_threads(nt)
+  for (int i = 0; i < iterations; ++i) {
+#pragma omp ordered
+    {
+      if (next != i) bad++;
+      next++;
+    }
+  }
+  getrusage(RUSAGE_SELF, &r1);
+  const long switches = r1.ru_nvcsw - r0.ru_nvcsw;
+  CHECK(next == iterations);
+  CHECK(bad == 0);
+  if (switches >= 4L * iterations)
+    fprintf(stderr, "ordered_turns(%d threads): %ld voluntary switches for %d iterations\n", nt, switches, iterations);
+  CHECK(switches < 4L * iterations);
+}
+
 int main(void) {
   CHECK_CANOPY();
   const int nt = omp_get_max_threads() > MAXT ? MAXT : omp_get_max_threads();
@@ -228,6 +256,7 @@ int main(void) {
   nested_barriers(4, nt / 2 > 1 ? nt / 2 : 2, 200);
   cancel_at_barrier(nt);
   dependent_chains(nt, 20000);
+  ordered_turns(nt, 2000);
   printf("oversub: ok\n");
   return 0;
 }

@@ -48,6 +48,17 @@ void futex_wake(std::atomic<std::uint32_t>& word, int count) {
           nullptr, nullptr, 0);
 }
 
+void futex_wait_bits(std::atomic<std::uint32_t>& word, std::uint32_t expected, std::uint32_t bits) {
+  CountSleep asleep;
+  syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), FUTEX_WAIT_BITSET_PRIVATE, expected, nullptr, nullptr,
+          bits);
+}
+
+void futex_wake_bits(std::atomic<std::uint32_t>& word, std::uint32_t bits) {
+  syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), FUTEX_WAKE_BITSET_PRIVATE, INT_MAX, nullptr, nullptr,
+          bits);
+}
+
 // Threads in teams, not those idle in the pool (they sleep): after one
 // large region, smaller teams are not oversubscribed.
 static int busy_threads(Runtime& rt) {

@@ -13,6 +13,11 @@ void futex_wait(std::atomic<std::uint32_t>& word, std::uint32_t expected);
 // The same, returning after at most `ns` nanoseconds.
 void futex_wait_for(std::atomic<std::uint32_t>& word, std::uint32_t expected, std::int64_t ns);
 void futex_wake(std::atomic<std::uint32_t>& word, int count);  // count < 0: all
+// A wait that only wake-ups naming one of `bits` end (FUTEX_WAIT_BITSET),
+// and the wake-up of every waiter on `word` whose bits meet `bits`: threads
+// waiting on one word for different values, woken one value at a time.
+void futex_wait_bits(std::atomic<std::uint32_t>& word, std::uint32_t expected, std::uint32_t bits);
+void futex_wake_bits(std::atomic<std::uint32_t>& word, std::uint32_t bits);
 
 inline void cpu_relax() {
 #if defined(__x86_64__) || defined(__i386__)

@@ -17,10 +17,6 @@ inline bool observed(const ThreadState& ts) noexcept {
   return ts.observe.word.load(std::memory_order_relaxed) != 0;
 }
 
-// The calling thread's state (runtime.cpp; constinit: read inline, without
-// a call to a TLS wrapper).
-extern __attribute__((tls_model("initial-exec"), visibility("hidden"))) constinit thread_local ThreadState* tls_thread;
-
 // The calling thread's state if it is observed, else null: for event sites
 // with no ThreadState at hand (a TLS read, no call; a thread not yet in
 // OpenMP is not observed).

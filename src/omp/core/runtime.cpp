@@ -87,7 +87,7 @@ Runtime* make_runtime() {
 // initial-exec too).
 }  // namespace
 __attribute__((tls_model("initial-exec"), visibility("hidden"))) constinit thread_local ThreadState* tls_thread =
-    nullptr;  // observe.hpp
+    nullptr;  // runtime.hpp
 namespace {
 
 void init_implicit_task(ThreadState& ts, const Icvs& icvs, Team* team) {
@@ -692,11 +692,9 @@ Runtime& runtime() {
   return *rt;
 }
 
-ThreadState& this_thread() {
-  ThreadState* ts = tls_thread;
-  if (ts) return *ts;
+ThreadState& first_this_thread() {
   Runtime& rt = runtime();
-  ts = new ThreadState;  // lives as long as the process (threadprivate data may point here)
+  auto* ts = new ThreadState;  // lives as long as the process (threadprivate data may point here)
   tls_thread = ts;
   ts->own_team = std::make_unique<Team>();
   reset_team(*ts->own_team, 1);

@@ -65,12 +65,14 @@ struct WorkShare {
   // Loops (iteration space normalised to [0, count)), sections (count = sections).
   std::uint64_t count = 0;
   std::uint64_t chunk = 1;
+  std::uint64_t chunks = 0;             // static with a chunk size: ceil(count / chunk), divided once
   int kind = 1;                         // ScheduleKind
   int work = ompt_work_loop;            // LoopSpec::work, for the OMPT work events
   std::atomic<std::uint64_t> next{0};   // dynamic / guided hand-out position
   std::mutex handout;                   // ordered hand-out (position and sequence move together)
   std::uint64_t seq_handed = 0;
   alignas(64) std::atomic<std::uint32_t> ordered_turn{0};  // chunk sequence allowed in `ordered`
+  std::atomic<std::uint32_t> ordered_sleepers{0};          // threads asleep (or about to be) on ordered_turn
   std::atomic<bool> cancelled{false};  // cancel for / sections
   std::vector<char> mem;                // GOMP_loop_start's per-work-share memory
   // Doacross: per outer iteration, how far (flattened inner index + 1) posts reached.
@@ -231,8 +233,17 @@ struct Runtime {
 Runtime& runtime();
 // The calling thread's state if it has one (never creates it).
 ThreadState* current_thread() noexcept;
-// The calling thread's state, created on first use (an initial thread).
-ThreadState& this_thread();
+// The calling thread's state (runtime.cpp; initial-exec and constinit: read
+// inline, without a call to a TLS wrapper).
+extern __attribute__((tls_model("initial-exec"), visibility("hidden"))) constinit thread_local ThreadState* tls_thread;
+// The calling thread's state, created on first use (an initial thread):
+// inline, as every entry point asks for it, often several times.
+ThreadState& first_this_thread();
+inline ThreadState& this_thread() {
+  if (ThreadState* ts = tls_thread) [[likely]]
+    return *ts;
+  return first_this_thread();
+}
 Icvs& current_icvs();
 
 // Fork a team running fn(data) on `requested` threads (0: nthreads-var),

@@ -47,18 +47,39 @@ void ws_leave(ThreadState& ts, WorkShare& w) {
   }
 }
 
-template <class Pred>
-void wait_word(std::atomic<std::uint32_t>& word, Pred&& done) {
+// The ordered turn. A thread waiting for turn `mine` polls, yields when
+// oversubscribed (the thread holding the turn may need its CPU), then
+// announces itself in ordered_sleepers and sleeps on the turn word with the
+// bit of its turn; passing the turn makes a system call only when someone
+// sleeps, and wakes only the sleepers of the new turn's bit (a thread per
+// turn in a loop of chunks handed round the team, not every waiter). The
+// seq_cst store of the turn and load of the count pair with the sleeper's
+// seq_cst increment and load of the turn: one of them sees the other.
+// (A futex wake-up per chunk, whether anyone slept or not, cost 190 ns per
+// ordered iteration at one thread; sleeping at once when oversubscribed and
+// waking every waiter, 23 us at 8 threads on 2 cores, libomp 2.5.)
+std::uint32_t turn_bit(std::uint32_t turn) { return 1u << (turn % 32); }
+
+void wait_turn(WorkShare& w, std::uint32_t mine) {
   int spins = spin_budget();
+  int yields = -1;  // asked for once polling is over
   for (;;) {
-    std::uint32_t v = word.load(std::memory_order_acquire);
-    if (done(v)) return;
+    if (w.ordered_turn.load(std::memory_order_acquire) == mine) return;
     if (spins > 0) {
       --spins;
       cpu_relax();
-    } else {
-      futex_wait(word, v);
+      continue;
     }
+    if (yields < 0) yields = yield_budget();
+    if (yields > 0) {
+      --yields;
+      if (!yield_cpu()) yields = 0;
+      continue;
+    }
+    w.ordered_sleepers.fetch_add(1, std::memory_order_seq_cst);
+    const std::uint32_t now = w.ordered_turn.load(std::memory_order_seq_cst);
+    if (now != mine) futex_wait_bits(w.ordered_turn, now, turn_bit(mine));
+    w.ordered_sleepers.fetch_sub(1, std::memory_order_relaxed);
   }
 }
 
@@ -66,9 +87,9 @@ void pass_ordered_token(LoopCursor& c) {
   if (!c.ordered || !c.has_chunk) return;
   WorkShare& w = *c.ws;
   const std::uint32_t mine = static_cast<std::uint32_t>(c.seq);
-  wait_word(w.ordered_turn, [&](std::uint32_t v) { return v == mine; });
-  w.ordered_turn.store(mine + 1, std::memory_order_release);
-  futex_wake(w.ordered_turn, -1);
+  wait_turn(w, mine);
+  w.ordered_turn.store(mine + 1, std::memory_order_seq_cst);
+  if (w.ordered_sleepers.load(std::memory_order_seq_cst) > 0) futex_wake_bits(w.ordered_turn, turn_bit(mine + 1));
   c.has_chunk = false;
 }
 
@@ -97,6 +118,7 @@ WorkShare& loop_enter(const LoopSpec& spec) {
     s.kind = spec.kind == 4 ? 1 : spec.kind;
     s.work = spec.work;
     s.chunk = spec.chunk ? spec.chunk : (s.kind == 1 ? 0 : 1);
+    s.chunks = s.chunk ? (s.count + s.chunk - 1) / s.chunk : 0;
     s.next.store(0, std::memory_order_relaxed);
     s.seq_handed = 0;
     s.ordered_turn.store(0, std::memory_order_relaxed);
@@ -113,7 +135,7 @@ WorkShare& loop_enter(const LoopSpec& spec) {
   if (spec.reductions && !first) task_reduction_register(spec.reductions, w.task_reductions);
   ts.loop = LoopCursor{};
   ts.loop.ws = &w;
-  ts.loop.ordered = spec.ordered;
+  ts.loop.ordered = spec.ordered && ts.team->nthreads > 1;  // one thread runs its chunks in order anyway
   ts.loop.base = spec.base;
   ts.loop.step = spec.step;
   if (observed(ts)) [[unlikely]] obs_work(ts, w.work, ompt_scope_begin, w.count);
@@ -137,7 +159,7 @@ bool loop_next(std::uint64_t& lo, std::uint64_t& hi) {
         c.seq = me;
       } else {
         const std::uint64_t idx = me + c.static_next++ * n;
-        if (idx >= (w.count + w.chunk - 1) / w.chunk) return false;
+        if (idx >= w.chunks) return false;
         lo = idx * w.chunk;
         hi = std::min(w.count, lo + w.chunk);
         c.seq = idx;
@@ -150,7 +172,7 @@ bool loop_next(std::uint64_t& lo, std::uint64_t& hi) {
       lo = w.next.fetch_add(w.chunk, std::memory_order_relaxed);
       if (lo >= w.count) return false;
       hi = std::min(w.count, lo + w.chunk);
-      c.seq = lo / w.chunk;
+      if (c.ordered) c.seq = lo / w.chunk;  // a division: only where the sequence is used
       c.has_chunk = true;
       return true;
     }
@@ -201,8 +223,7 @@ void* loop_mem() {
 void ordered_start() {
   LoopCursor& c = this_thread().loop;
   if (!c.ws || !c.ordered || !c.has_chunk) return;  // not in an ordered loop: nothing to order
-  const std::uint32_t mine = static_cast<std::uint32_t>(c.seq);
-  wait_word(c.ws->ordered_turn, [&](std::uint32_t v) { return v == mine; });
+  wait_turn(*c.ws, static_cast<std::uint32_t>(c.seq));
 }
 
 void ordered_end() {}
