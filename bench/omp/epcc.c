@@ -3,13 +3,14 @@
  * EPCC micro-benchmarks (syncbench, taskbench) measure them, in plain C so
  * that the same gcc binary runs on libgomp, libomp and canopy:
  *   parallel, for, parallel-for, barrier, single, critical, lock (set/unset),
+ *   ordered (one ordered block per iteration of a schedule(static, 1) loop),
  *   atomic, reduction, task-parallel (every thread creates tasks),
  *   task-master (one thread creates them all), taskwait (a task and a wait),
  *   task-depend (one thread creates chains of inout-dependent tasks, one
  *   chain per thread).
  * Overhead = (time - ideal) / constructs, where ideal is the delays on the
  * critical path: one per construct for the team constructs; all of them for
- * critical and lock (they serialise); delays / threads for tasks, timed as
+ * critical, lock and ordered (they serialise); delays / threads for tasks, timed as
  * EPCC's reference is, by running that many delays on the calling thread just
  * before each repetition (the spin loop's speed drifts by up to 2x over
  * seconds on a shared virtual machine, so a delay calibrated once at start-up
@@ -105,6 +106,23 @@ static void c_lock(long reps) {
     omp_unset_lock(&lock);
   }
 }
+/* EPCC's ORDERED: a loop handed round the team one iteration at a time,
+ * each iteration an ordered block (they serialise); `counter` counts only
+ * blocks that run in iteration order. */
+static void c_ordered(long reps) {
+  counter = 0;
+#pragma omp parallel
+  {
+#pragma omp for ordered schedule(static, 1)
+    for (long r = 0; r < reps; ++r) {
+#pragma omp ordered
+      {
+        spin(delay_iters);
+        if (counter == r) counter++;
+      }
+    }
+  }
+}
 static void c_atomic(long reps) {
   counter = 0;
 #pragma omp parallel
@@ -195,7 +213,8 @@ static const construct constructs[] = {
     {"parallel", c_parallel, TEAM, 0},     {"for", c_for, TEAM, 0},
     {"parallel-for", c_parallel_for, TEAM, 0}, {"barrier", c_barrier, TEAM, 0},
     {"single", c_single, TEAM, 0},         {"critical", c_critical, SERIAL, 1},
-    {"lock", c_lock, SERIAL, 1},           {"atomic", c_atomic, NONE, 1},
+    {"lock", c_lock, SERIAL, 1},           {"ordered", c_ordered, SERIAL, 1},
+    {"atomic", c_atomic, NONE, 1},
     {"reduction", c_reduction, TEAM, 2},   {"task-parallel", c_task_parallel, SPREAD, 1},
     {"task-master", c_task_master, SPREAD, 1}, {"taskwait", c_taskwait, SPREAD, 1},
     {"task-depend", c_task_depend, SPREAD, 1},
