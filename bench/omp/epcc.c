@@ -4,13 +4,14 @@
  * that the same gcc binary runs on libgomp, libomp and canopy:
  *   parallel, for, parallel-for, barrier, single, critical, lock (set/unset),
  *   ordered (one ordered block per iteration of a schedule(static, 1) loop),
+ *   doacross (the same loop with depend(sink: r - 1) / depend(source)),
  *   atomic, reduction, task-parallel (every thread creates tasks),
  *   task-master (one thread creates them all), taskwait (a task and a wait),
  *   task-depend (one thread creates chains of inout-dependent tasks, one
  *   chain per thread).
  * Overhead = (time - ideal) / constructs, where ideal is the delays on the
  * critical path: one per construct for the team constructs; all of them for
- * critical, lock and ordered (they serialise); delays / threads for tasks, timed as
+ * critical, lock, ordered and doacross (they serialise); delays / threads for tasks, timed as
  * EPCC's reference is, by running that many delays on the calling thread just
  * before each repetition (the spin loop's speed drifts by up to 2x over
  * seconds on a shared virtual machine, so a delay calibrated once at start-up
@@ -123,6 +124,23 @@ static void c_ordered(long reps) {
     }
   }
 }
+/* A doacross loop (ordered(1), depend(sink: r - 1) and depend(source))
+ * handed round the team one iteration at a time: each iteration waits for
+ * the one before, so the delays serialise; `counter` counts only
+ * iterations that saw the one before complete. */
+static void c_doacross(long reps) {
+  counter = 0;
+#pragma omp parallel
+  {
+#pragma omp for ordered(1) schedule(static, 1)
+    for (long r = 0; r < reps; ++r) {
+#pragma omp ordered depend(sink : r - 1)
+      spin(delay_iters);
+      if (counter == r) counter++;
+#pragma omp ordered depend(source)
+    }
+  }
+}
 static void c_atomic(long reps) {
   counter = 0;
 #pragma omp parallel
@@ -214,6 +232,7 @@ static const construct constructs[] = {
     {"parallel-for", c_parallel_for, TEAM, 0}, {"barrier", c_barrier, TEAM, 0},
     {"single", c_single, TEAM, 0},         {"critical", c_critical, SERIAL, 1},
     {"lock", c_lock, SERIAL, 1},           {"ordered", c_ordered, SERIAL, 1},
+    {"doacross", c_doacross, SERIAL, 1},
     {"atomic", c_atomic, NONE, 1},
     {"reduction", c_reduction, TEAM, 2},   {"task-parallel", c_task_parallel, SPREAD, 1},
     {"task-master", c_task_master, SPREAD, 1}, {"taskwait", c_taskwait, SPREAD, 1},
@@ -270,13 +289,34 @@ static long choose_reps(void) {
   }
 }
 
+/* Whether the comma-separated list names `name`. */
+static int skipped(const char* list, const char* name) {
+  const size_t n = strlen(name);
+  for (const char* s = list; *s;) {
+    const size_t len = strcspn(s, ",");
+    if (len == n && !strncmp(s, name, n)) return 1;
+    s += len + (s[len] == ',');
+  }
+  return 0;
+}
+
 int main(int argc, char** argv) {
   bench_args a = bench_parse(argc, argv);
   p = a.threads;
   calibrate(1e-7);
   omp_init_lock(&lock);
+  /* EPCC_SKIP: constructs not to run, comma-separated (run.py sets it for a
+     runtime that cannot run one); every name must be a construct's. */
+  const char* skip = getenv("EPCC_SKIP");
+  if (skip) {
+    long names = 1, known = 0;
+    for (const char* c = skip; *c; ++c) names += *c == ',';
+    for (size_t k = 0; k < sizeof constructs / sizeof constructs[0]; ++k) known += skipped(skip, constructs[k].name);
+    if (known != names) bench_fail("EPCC_SKIP '%s': expected construct names (e.g. doacross,ordered)", skip);
+  }
   for (size_t k = 0; k < sizeof constructs / sizeof constructs[0]; ++k) {
     current = &constructs[k];
+    if (skip && skipped(skip, current->name)) continue;
     long reps = a.n;
     if (!reps) reps = choose_reps();
     if (reps < p) reps = p;

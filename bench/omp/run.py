@@ -135,10 +135,18 @@ def setup_runtimes(args, tmpdir):
     return runtimes, skipped
 
 
-def env_for(runtimes, rt, extra=None):
+# epcc constructs a runtime cannot run, by (ABI, runtime): libomp 14's
+# libgomp compatibility crashes (SIGSEGV) in GCC's doacross calls
+# (GOMP_doacross_post / GOMP_doacross_wait); epcc skips what EPCC_SKIP names.
+EPCC_SKIP = {("gomp", "libomp"): "doacross"}
+
+
+def env_for(runtimes, rt, extra=None, abi="gomp"):
     env = dict(OMP_ENV)
     env["LD_LIBRARY_PATH"] = runtimes[rt][0]
     env["CANOPY_BENCH_IMPL"] = rt
+    if (abi, rt) in EPCC_SKIP:
+        env["EPCC_SKIP"] = EPCC_SKIP[(abi, rt)]
     if extra:
         env.update(extra)
     return env
@@ -260,7 +268,7 @@ def collect(args):
     for _ in range(1 if args.smoke else args.rounds):
         for program, t, cmd in jobs:
             for rt in args.runtime_envs:
-                env = env_for(args.runtime_envs, rt)
+                env = env_for(args.runtime_envs, rt, abi=args.abi)
                 if program.startswith("taskmem"):
                     # memory does not depend on the load: run once, no retry
                     out, _ = run_quietly(cmd, env, args.max_others, retry=False,

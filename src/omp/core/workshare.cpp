@@ -60,7 +60,7 @@ void ws_leave(ThreadState& ts, WorkShare& w) {
 // waking every waiter, 23 us at 8 threads on 2 cores, libomp 2.5.)
 std::uint32_t turn_bit(std::uint32_t turn) { return 1u << (turn % 32); }
 
-void wait_turn(WorkShare& w, std::uint32_t mine) {
+[[gnu::noinline]] void wait_turn(WorkShare& w, std::uint32_t mine) {  // out of loop_next's common path
   int spins = spin_budget();
   int yields = -1;  // asked for once polling is over
   for (;;) {
@@ -142,6 +142,37 @@ WorkShare& loop_enter(const LoopSpec& spec) {
   return w;
 }
 
+namespace {
+// The next guided chunk (out of loop_next's common path: its lock and
+// divisions would make every static and dynamic chunk pay a larger frame).
+[[gnu::noinline]] bool guided_next(LoopCursor& c, WorkShare& w, std::uint64_t n, std::uint64_t& lo, std::uint64_t& hi) {
+  if (c.ordered) {
+    std::lock_guard<std::mutex> lock(w.handout);
+    lo = w.next.load(std::memory_order_relaxed);
+    if (lo >= w.count) return false;
+    std::uint64_t size = std::max(w.chunk, (w.count - lo + n - 1) / n);
+    hi = std::min(w.count, lo + size);
+    w.next.store(hi, std::memory_order_relaxed);
+    c.seq = w.seq_handed++;
+    c.has_chunk = true;
+    return true;
+  }
+  std::uint64_t cur = w.next.load(std::memory_order_relaxed);
+  for (;;) {
+    if (cur >= w.count) return false;
+    std::uint64_t size = std::max(w.chunk, (w.count - cur + n - 1) / n);
+    std::uint64_t end = std::min(w.count, cur + size);
+    if (w.next.compare_exchange_weak(cur, end, std::memory_order_relaxed)) {
+      lo = cur;
+      hi = end;
+      c.has_chunk = true;
+      return true;
+    }
+  }
+}
+
+}  // namespace
+
 bool loop_next(std::uint64_t& lo, std::uint64_t& hi) {
   ThreadState& ts = this_thread();
   LoopCursor& c = ts.loop;
@@ -176,31 +207,8 @@ bool loop_next(std::uint64_t& lo, std::uint64_t& hi) {
       c.has_chunk = true;
       return true;
     }
-    default: {  // guided
-      if (c.ordered) {
-        std::lock_guard<std::mutex> lock(w.handout);
-        lo = w.next.load(std::memory_order_relaxed);
-        if (lo >= w.count) return false;
-        std::uint64_t size = std::max(w.chunk, (w.count - lo + n - 1) / n);
-        hi = std::min(w.count, lo + size);
-        w.next.store(hi, std::memory_order_relaxed);
-        c.seq = w.seq_handed++;
-        c.has_chunk = true;
-        return true;
-      }
-      std::uint64_t cur = w.next.load(std::memory_order_relaxed);
-      for (;;) {
-        if (cur >= w.count) return false;
-        std::uint64_t size = std::max(w.chunk, (w.count - cur + n - 1) / n);
-        std::uint64_t end = std::min(w.count, cur + size);
-        if (w.next.compare_exchange_weak(cur, end, std::memory_order_relaxed)) {
-          lo = cur;
-          hi = end;
-          c.has_chunk = true;
-          return true;
-        }
-      }
-    }
+    default:
+      return guided_next(c, w, n, lo, hi);
   }
 }
 
