@@ -318,6 +318,13 @@ const std::uint64_t* normalise(const kmp_int64* vec) {
 CANOPY_KMP void __kmpc_doacross_init(ident_t*, kmp_int32, kmp_int32 num_dims, const kmp_dim* dims) {
   if (num_dims < 1) fatal("__kmpc_doacross_init: %d dimensions", num_dims);
   Doacross& d = doacross_state();
+  // A team of one runs the iterations in order: every sink is complete
+  // before its wait, so posts and waits have nothing to do (libomp's
+  // serialized teams skip them too).
+  if (this_thread().team->nthreads == 1) {
+    d.ws = nullptr;
+    return;
+  }
   d.dims.assign(dims, dims + num_dims);
   d.idx.assign(static_cast<std::size_t>(num_dims), 0);
   std::vector<std::uint64_t> counts(static_cast<std::size_t>(num_dims));
