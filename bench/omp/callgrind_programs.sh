@@ -8,13 +8,17 @@
 # first run's allocations are left out; what remains is one run and its
 # check, the same program code on both runtimes.
 #
-#   bench/omp/callgrind_programs.sh [-n SIZE] [BUILD_DIR] [PROGRAM...]
+#   bench/omp/callgrind_programs.sh [-h] [-n SIZE] [BUILD_DIR] [PROGRAM...]
 #
 # PROGRAM: fib nqueens mergesort sparselu strassen uts wavefront cholesky
 # (default: all, at their default sizes; -n SIZE sets every program's size).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 all=(fib nqueens mergesort sparselu strassen uts wavefront cholesky)
+if [[ ${1:-} == -h || ${1:-} == --help ]]; then
+  sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "${BASH_SOURCE[0]}"
+  exit 0
+fi
 size=()
 if [[ ${1:-} == -n ]]; then
   [[ ${2:-} =~ ^[1-9][0-9]*$ ]] || { echo "callgrind_programs: -n needs a positive size, got '${2:-}'" >&2; exit 2; }
