@@ -5,7 +5,8 @@
    teams of every size, a task that only a parked worker can run, nested
    teams with barriers, cancellation at a barrier, dependent tasks one
    thread creates for the others (the creator seldom sleeps), and an
-   ordered loop (each turn wakes one thread). Run with
+   ordered loop (each turn wakes one thread), and a task and a taskwait per
+   thread and iteration (the waiter yields). Run with
    OMP_CANCELLATION=true. Exits non-zero on the first wrong result; a broken
    wake-up shows as a check failing after its time limit, not as a hang. */
 #define _GNU_SOURCE /* RUSAGE_THREAD */
@@ -244,6 +245,28 @@ static void ordered_turns(int nt, int iterations) {
   CHECK(switches < 4L * iterations);
 }
 
+/* Every thread creates a task and waits for it, many times: each task has
+   run when its taskwait returns. Threads that finished their loop take the
+   others' tasks from the region's end, so an owner often waits for a task
+   running elsewhere (oversubscribed, it yields before it sleeps). How often
+   it sleeps varies too much from run to run to check here (0-1,300 sleeps
+   per run before the yield, 0-130 after, 16-32 threads on 2 CPUs); the
+   benchmark `canopy_bench_omp_kmp_overhead N 6` times it. */
+static void task_taskwait_loop(int nt, int iterations) {
+  long wrong = 0, ran_total = 0;
+#pragma omp parallel num_threads(nt) reduction(+ : wrong, ran_total)
+  for (int i = 0; i < iterations; ++i) {
+    int ran = 0;
+#pragma omp task shared(ran)
+    ran = 1;
+#pragma omp taskwait
+    if (!ran) wrong++;
+    ran_total += ran;
+  }
+  CHECK(wrong == 0);
+  CHECK(ran_total == (long)nt * iterations);
+}
+
 int main(void) {
   CHECK_CANOPY();
   const int nt = omp_get_max_threads() > MAXT ? MAXT : omp_get_max_threads();
@@ -257,6 +280,7 @@ int main(void) {
   cancel_at_barrier(nt);
   dependent_chains(nt, 20000);
   ordered_turns(nt, 2000);
+  task_taskwait_loop(nt, 20000);
   printf("oversub: ok\n");
   return 0;
 }
