@@ -71,4 +71,30 @@ int yield_budget();
 // the caller should sleep).
 bool yield_cpu();
 
+// What one wait does before it sleeps: poll `spins` times, then yield its
+// yield budget (asked for only once polling is over, as it reads shared
+// counters). step() does one of them; false once both are used up.
+class WaitSteps {
+ public:
+  explicit WaitSteps(int spins) : spins_(spins) {}
+  bool step() {
+    if (spins_ > 0) {
+      --spins_;
+      cpu_relax();
+      return true;
+    }
+    if (yields_ < 0) yields_ = yield_budget();
+    if (yields_ > 0) {
+      --yields_;
+      if (!yield_cpu()) yields_ = 0;
+      return true;
+    }
+    return false;
+  }
+
+ private:
+  int spins_;
+  int yields_ = -1;
+};
+
 }  // namespace canopy::omp

@@ -451,37 +451,30 @@ void help_until(Pred&& done) {
   Team& team = *ts.team;
   const Task* me = ts.task;
   Barrier& b = team.barrier;
-  int spins = spin_budget();
+  WaitSteps steps(spin_budget());
   // After stealing a task that was not a descendant, look only at the own
   // deque and the shared queue for a while.
   constexpr int kStealBackoff = 64;
   int no_steal = 0;
-  int yields = -1;  // asked for once polling is over
   for (;;) {
     if (done()) return;
     bool rejected = false;
     if (run_task_within(ts, team, me, no_steal == 0, &rejected)) continue;
     if (rejected) no_steal = kStealBackoff;
     else if (no_steal > 0) --no_steal;
+    // Poll, and oversubscribed yield, before sleeping, as the barrier and
+    // the join do: the task waited for is often running on a thread that
+    // took it (one at the region's end steals it between its push and the
+    // taskwait) and ends in a few microseconds; a sleeper here costs a
+    // futex wait and a wake-up of every sleeper at each completion (one
+    // task and a taskwait per thread and iteration, 16 threads on 2 cores:
+    // 4.97 -> 3.18 us per iteration, libomp 3.06; docs/bench-omp.md).
+    if (steps.step()) continue;
     // While stealing is paused (tiny stolen tasks), spin: the look before
     // sleeping below would not steal, and nothing would wake this thread
     // for a task already queued elsewhere.
-    if (spins > 0 || steal_paused()) {
-      if (spins > 0) --spins;
+    if (steal_paused()) {
       cpu_relax();
-      continue;
-    }
-    // Oversubscribed, yield before sleeping, as the barrier and the join
-    // do: the task waited for is usually running on a thread that took it
-    // (one at the region's end steals it between its push and the taskwait)
-    // and ends in a few microseconds; a sleeper here costs a futex wait
-    // and a wake-up of every sleeper at each completion (one task and a
-    // taskwait per thread and iteration, 16 threads on 2 cores: 4.97 ->
-    // 3.18 us per iteration, libomp 3.06; docs/bench-omp.md).
-    if (yields < 0) yields = yield_budget();
-    if (yields > 0) {
-      --yields;
-      if (!yield_cpu()) yields = 0;
       continue;
     }
     b.sleepers.fetch_add(1, std::memory_order_seq_cst);

@@ -61,21 +61,10 @@ void ws_leave(ThreadState& ts, WorkShare& w) {
 std::uint32_t turn_bit(std::uint32_t turn) { return 1u << (turn % 32); }
 
 [[gnu::noinline]] void wait_turn(WorkShare& w, std::uint32_t mine) {  // out of loop_next's common path
-  int spins = spin_budget();
-  int yields = -1;  // asked for once polling is over
+  WaitSteps steps(spin_budget());
   for (;;) {
     if (w.ordered_turn.load(std::memory_order_acquire) == mine) return;
-    if (spins > 0) {
-      --spins;
-      cpu_relax();
-      continue;
-    }
-    if (yields < 0) yields = yield_budget();
-    if (yields > 0) {
-      --yields;
-      if (!yield_cpu()) yields = 0;
-      continue;
-    }
+    if (steps.step()) continue;
     w.ordered_sleepers.fetch_add(1, std::memory_order_seq_cst);
     const std::uint32_t now = w.ordered_turn.load(std::memory_order_seq_cst);
     if (now != mine) futex_wait_bits(w.ordered_turn, now, turn_bit(mine));
