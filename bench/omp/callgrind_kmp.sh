@@ -13,12 +13,8 @@ command -v valgrind >/dev/null || { echo "callgrind_kmp: valgrind not installed"
 [[ -e $build/lib/canopy-omp/libomp.so.5 ]] || { echo "callgrind_kmp: build canopy_omp in $build first" >&2; exit 2; }
 prog=$build/bin/canopy_bench_omp_kmp_overhead  # bench/omp/kmp_overhead.c, built by clang-14 (bench/omp/CMakeLists.txt)
 [[ -x $prog ]] || { echo "callgrind_kmp: build canopy_bench_omp_kmp_overhead_build in $build first (needs clang-14)" >&2; exit 2; }
-count() {  # runtime what n
-  local env=()
-  [[ $1 == canopy ]] && env=(LD_LIBRARY_PATH="$build/lib/canopy-omp")
-  env "${env[@]}" OMP_NUM_THREADS=1 valgrind --tool=callgrind --callgrind-out-file=/dev/null "$prog" "$3" "$2" 2>&1 >/dev/null |
-    sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
-}
+source "$root/bench/omp/callgrind_lib.sh"
+count() { callgrind_instructions "$1" "$build" "$prog" "$3" "$2"; }  # runtime what n
 n=1000
 per() { echo $((($(count "$1" "$2" $((2 * n))) - $(count "$1" "$2" $n)) / n)); }
 printf '%-8s %18s %12s %12s %12s %12s %12s\n' runtime "parallel region" barrier task "static for" "dynamic for" single

@@ -40,15 +40,8 @@ done
 command -v valgrind >/dev/null || { echo "callgrind_programs: valgrind not installed" >&2; exit 2; }
 [[ -e $build/lib/canopy-omp/libomp.so.5 ]] || { echo "callgrind_programs: build canopy_omp in $build first" >&2; exit 2; }
 
-count() {  # runtime program reps
-  local env=()
-  [[ $1 == canopy ]] && env=(LD_LIBRARY_PATH="$build/lib/canopy-omp")
-  local out
-  out=$(env "${env[@]}" OMP_NUM_THREADS=1 valgrind --tool=callgrind --callgrind-out-file=/dev/null \
-    "$build/bin/canopy_bench_omp_kmp_$2" -t 1 -w 1 -r "$3" "${size[@]}" 2>&1 >/dev/null) ||
-    { echo "callgrind_programs: $2 failed on $1:" >&2; echo "$out" >&2; exit 1; }
-  sed -n 's/.*Collected : \([0-9]*\).*/\1/p' <<<"$out"
-}
+source "$root/bench/omp/callgrind_lib.sh"
+count() { callgrind_instructions "$1" "$build" "$build/bin/canopy_bench_omp_kmp_$2" -t 1 -w 1 -r "$3" "${size[@]}"; }
 per_run() { echo $(($(count "$1" "$2" 2) - $(count "$1" "$2" 1))); }
 
 printf '%-10s %16s %16s %14s %8s\n' program "libomp instr" "canopy instr" "difference" ratio

@@ -418,7 +418,8 @@ void worker_join(ThreadState& ts, const ObservedJoin* obs = nullptr) {
   auto done = [&] {
     return team->join_arrived.load(std::memory_order_seq_cst) == n && team_pending_tasks(*team) == 0;
   };
-  int spins = spin_budget(), yields = -1;  // yields: asked for only when tasks keep it waiting
+  int spins = spin_budget();
+  WaitSteps yields(0);  // its yield budget is asked for only when tasks keep it waiting
   for (;;) {
     if (run_one_task(*team)) continue;
     if (done()) break;
@@ -431,12 +432,7 @@ void worker_join(ThreadState& ts, const ObservedJoin* obs = nullptr) {
       // Oversubscribed, yield first: a sleeper here makes every task the
       // other threads create wake it with a system call, and the task is
       // often run by its creator before the woken thread gets a CPU.
-      if (yields < 0) yields = obs ? 0 : yield_budget();
-      if (yields > 0) {
-        --yields;
-        if (!yield_cpu()) yields = 0;
-        continue;
-      }
+      if (!obs && yields.step()) continue;
       sleep_at_join(*team, done);
       continue;
     }

@@ -17,11 +17,14 @@ namespace canopy::omp {
 
 // The algorithm on a bare word (0 free, 1 taken, 2 taken and someone may
 // sleep), for words the runtime does not own (clang's critical names):
-// poll `spins` rounds, then sleep.
-inline void spin_lock_word(std::atomic<std::uint32_t>& word, int spins) {
+// poll spins() rounds, then sleep. spins() is asked only when the word is
+// taken: the budget reads the runtime's shared state, which a lock that is
+// free (the common case, at every task with dependences) does not need.
+template <class Spins>
+void spin_lock_word(std::atomic<std::uint32_t>& word, Spins&& spins) {
   std::uint32_t c = 0;
   if (word.compare_exchange_strong(c, 1, std::memory_order_acquire, std::memory_order_relaxed)) return;
-  for (; spins > 0; --spins) {
+  for (int left = spins(); left > 0; --left) {
     cpu_relax();
     c = 0;
     if (word.load(std::memory_order_relaxed) == 0 &&
@@ -38,7 +41,7 @@ inline void spin_unlock_word(std::atomic<std::uint32_t>& word) {
 
 class SpinMutex {
  public:
-  void lock() { spin_lock_word(word_, lock_spin_budget()); }
+  void lock() { spin_lock_word(word_, lock_spin_budget); }
   void unlock() { spin_unlock_word(word_); }
 
  private:

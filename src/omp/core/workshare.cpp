@@ -233,9 +233,14 @@ std::uint64_t flatten_inner(const WorkShare& w, const std::uint64_t* idx) {
 }
 }  // namespace
 
+// In a team of one, posts and waits do nothing: one thread runs the
+// iterations in order, so every sink is complete before its wait (libomp's
+// serialized teams skip them too; the libomp ABI's layer skips the whole
+// doacross set-up there).
 void doacross_post(const std::uint64_t* idx) {
-  WorkShare* w = this_thread().loop.ws;
-  if (!w || w->dims.empty() || idx[0] >= w->dims[0]) return;
+  const ThreadState& ts = this_thread();
+  WorkShare* w = ts.loop.ws;
+  if (!w || w->dims.empty() || ts.team->nthreads == 1 || idx[0] >= w->dims[0]) return;
   std::uint64_t v = flatten_inner(*w, idx) + 1;
   std::atomic<std::uint64_t>& slot = w->doacross[idx[0]];
   std::uint64_t cur = slot.load(std::memory_order_relaxed);
@@ -244,8 +249,9 @@ void doacross_post(const std::uint64_t* idx) {
 }
 
 void doacross_wait(const std::uint64_t* idx) {
-  WorkShare* w = this_thread().loop.ws;
-  if (!w || w->dims.empty()) return;
+  const ThreadState& ts = this_thread();
+  WorkShare* w = ts.loop.ws;
+  if (!w || w->dims.empty() || ts.team->nthreads == 1) return;
   for (std::size_t d = 0; d < w->dims.size(); ++d)
     if (idx[d] >= w->dims[d]) return;  // a sink outside the iteration space is ignored
   const std::uint64_t need = flatten_inner(*w, idx) + 1;

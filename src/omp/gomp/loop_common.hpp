@@ -45,9 +45,8 @@ void doacross_begin(const std::vector<std::uint64_t>& dims, int kind, std::uint6
 // GOMP_doacross_post / GOMP_doacross_wait in the ABI's index type.
 template <class T>
 void doacross_post_counts(const T* counts) {
-  const ThreadState& ts = this_thread();
-  WorkShare* w = ts.loop.ws;
-  if (!w || ts.team->nthreads == 1) return;  // one thread runs the iterations in order: nothing to wait for
+  WorkShare* w = this_thread().loop.ws;
+  if (!w) return;
   // On the stack for up to 8 dimensions: a vector here was a malloc and a
   // free per post (a third of a one-thread doacross loop's time).
   SmallVec<std::uint64_t, 8> idx;
@@ -57,9 +56,8 @@ void doacross_post_counts(const T* counts) {
 
 template <class T>
 void doacross_wait_counts(T first, va_list rest) {
-  const ThreadState& ts = this_thread();
-  WorkShare* w = ts.loop.ws;
-  if (!w || w->dims.empty() || ts.team->nthreads == 1) return;  // as in doacross_post_counts
+  WorkShare* w = this_thread().loop.ws;
+  if (!w || w->dims.empty()) return;
   SmallVec<std::uint64_t, 8> idx;  // as in doacross_post_counts
   idx.push_back(static_cast<std::uint64_t>(first));
   for (std::size_t d = 1; d < w->dims.size(); ++d) idx.push_back(static_cast<std::uint64_t>(va_arg(rest, T)));

@@ -318,9 +318,8 @@ const std::uint64_t* normalise(const kmp_int64* vec) {
 CANOPY_KMP void __kmpc_doacross_init(ident_t*, kmp_int32, kmp_int32 num_dims, const kmp_dim* dims) {
   if (num_dims < 1) fatal("__kmpc_doacross_init: %d dimensions", num_dims);
   Doacross& d = doacross_state();
-  // A team of one runs the iterations in order: every sink is complete
-  // before its wait, so posts and waits have nothing to do (libomp's
-  // serialized teams skip them too).
+  // A team of one: posts and waits do nothing (core/workshare.cpp), so no
+  // doacross work share either, and with_doacross returns at once.
   if (this_thread().team->nthreads == 1) {
     d.ws = nullptr;
     return;

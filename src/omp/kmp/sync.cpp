@@ -28,7 +28,9 @@ std::atomic<std::uint32_t>& name_word(kmp_critical_name* name) {
 
 // The three-state futex mutex (spin_mutex.hpp), polling a sixteenth of
 // the runtime's spin budget.
-void critical_lock(kmp_critical_name* name) { spin_lock_word(name_word(name), spin_budget() / 16); }
+void critical_lock(kmp_critical_name* name) {
+  spin_lock_word(name_word(name), [] { return spin_budget() / 16; });
+}
 
 void critical_unlock(kmp_critical_name* name) { spin_unlock_word(name_word(name)); }
 
